@@ -1,0 +1,84 @@
+// Builds the Fastify instance (no listen): plugins, the /api route groups, OpenAPI and docs.
+// src/server.ts starts it; tests build it with app.inject or a port of their own.
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance } from 'fastify';
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import type { Config } from './config.js';
+import type { Database } from './db/client.js';
+import { authRoutes } from './modules/auth/routes.js';
+import { gameRoutes } from './modules/games/routes.js';
+import { healthRoutes } from './modules/health/routes.js';
+import { organizationRoutes } from './modules/organizations/routes.js';
+import { tokenRoutes } from './modules/tokens/routes.js';
+import auth from './plugins/auth.js';
+import { registerErrorHandling } from './plugins/errors.js';
+import { logRedaction } from './plugins/logging.js';
+
+export const API_PREFIX = '/api';
+export const API_VERSION = '1';
+/** JSON bodies are small by design; files go straight to the object store. */
+const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export interface AppDependencies {
+  db: Database;
+}
+
+export async function buildApp(config: Config, deps: AppDependencies): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: { level: config.logLevel, redact: logRedaction },
+    bodyLimit: BODY_LIMIT_BYTES,
+    // In-flight requests finish on close; new ones get 503 (Fastify's default, made explicit).
+    return503OnClosing: true,
+  }).withTypeProvider<ZodTypeProvider>();
+
+  // Bodies are JSON only; anything else is 415 (CONTRACT §2), so drop Fastify's text parser.
+  app.removeContentTypeParser('text/plain');
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerErrorHandling(app);
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('API-Version', API_VERSION);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Playable Content Service',
+        version: API_VERSION,
+        description: 'Games, assets, variants and ad-network exports of HTML5 playable ads. See README.md.',
+      },
+      servers: [{ url: config.publicUrl }],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'An API token (pcs_…) or a session JWT' },
+          sessionCookie: { type: 'apiKey', in: 'cookie', name: 'session' },
+        },
+      },
+      security: [{ bearer: [] }, { sessionCookie: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+
+  await app.register(
+    async (api) => {
+      await api.register(auth, { config, db: deps.db });
+      await api.register(healthRoutes, { db: deps.db });
+      await api.register(authRoutes, { db: deps.db, config });
+      await api.register(organizationRoutes, { db: deps.db });
+      await api.register(tokenRoutes, { db: deps.db });
+      await api.register(gameRoutes, { db: deps.db });
+      api.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
+    },
+    { prefix: API_PREFIX },
+  );
+  await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs` });
+
+  return app;
+}

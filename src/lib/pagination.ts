@@ -1,0 +1,49 @@
+// List endpoints share one query shape and one response envelope (SPEC §2, CONTRACT §1).
+import { z } from 'zod';
+
+export const MAX_LIMIT = 100;
+
+/** page/limit/sort/order for a resource that can be sorted by `sortFields`. */
+export function listQuery<const S extends readonly [string, ...string[]]>(sortFields: S) {
+  return z.object({
+    page: z.coerce.number().int().min(1).default(1).describe('Page number, starting at 1'),
+    limit: z.coerce.number().int().min(1).max(MAX_LIMIT).default(20).describe(`Items per page, 1..${MAX_LIMIT}`),
+    sort: z.enum(sortFields).default(sortFields[0]).describe('Field to sort by'),
+    order: z.enum(['asc', 'desc']).default('desc').describe('Sort direction; ties are broken by id'),
+  });
+}
+
+export interface PageRequest<S extends string = string> {
+  page: number;
+  limit: number;
+  sort: S;
+  order: 'asc' | 'desc';
+}
+
+/** Prisma's skip/take/orderBy for a page; `id` breaks ties so the order is stable. */
+export function pageArgs<S extends string>(query: PageRequest<S>) {
+  return {
+    skip: (query.page - 1) * query.limit,
+    take: query.limit,
+    orderBy: [{ [query.sort]: query.order }, { id: query.order }] as Array<Record<string, 'asc' | 'desc'>>,
+  };
+}
+
+export function envelope<T>(data: T[], total: number, query: PageRequest) {
+  return {
+    data,
+    meta: { page: query.page, limit: query.limit, total, totalPages: Math.ceil(total / query.limit) },
+  };
+}
+
+export function envelopeSchema<T extends z.ZodType>(item: T) {
+  return z.object({
+    data: z.array(item),
+    meta: z.object({
+      page: z.number().int(),
+      limit: z.number().int(),
+      total: z.number().int(),
+      totalPages: z.number().int(),
+    }),
+  });
+}

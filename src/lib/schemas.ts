@@ -1,0 +1,35 @@
+// Small schema pieces shared by several modules.
+import { z } from 'zod';
+
+/** Ids are opaque strings; a malformed one is simply not found (CONTRACT §1), so no format check. */
+export const idParam = z.object({ id: z.string().max(200) });
+
+export const timestamp = z.iso.datetime().describe('ISO-8601 UTC timestamp');
+
+export const errorBody = z
+  .object({
+    statusCode: z.number().int(),
+    error: z.string(),
+    message: z.string(),
+    details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  })
+  .describe('Error body (SPEC §7)');
+
+export const optionalOrganizationId = z
+  .string()
+  .max(200)
+  .optional()
+  .describe("Organization; defaults to the API token's, or to a session user's only organization");
+
+/** Dates as the API shows them. */
+export const iso = (date: Date) => date.toISOString();
+export const isoOrNull = (date: Date | null) => (date ? date.toISOString() : null);
+
+/** Postgres text cannot hold NUL, and no name of ours needs control characters. */
+export const plainText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'must not contain control characters');

@@ -1,0 +1,82 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Config } from '../../config.js';
+import type { Database } from '../../db/client.js';
+import { iso } from '../../lib/schemas.js';
+import { SESSION_COOKIE, sessionOf } from '../../plugins/auth.js';
+import { loginBody, meResponse, registerBody, registerResponse, sessionResponse } from './schemas.js';
+import { createAuthService, toUserDto } from './service.js';
+
+const tags = ['auth'];
+
+export const authRoutes: FastifyPluginAsyncZod<{ db: Database; config: Config }> = async (app, { db, config }) => {
+  const auth = createAuthService(db, config);
+
+  app.post('/auth/register', {
+    config: { auth: 'public' },
+    schema: {
+      tags,
+      summary: 'Create an account and its first organization; signs in',
+      body: registerBody,
+      response: { 201: registerResponse },
+    },
+    handler: async (request, reply) => {
+      const { user, organization, session } = await auth.register(request.body);
+      app.issueSessionCookie(reply, { sub: user.id, sid: session.id });
+      return reply.code(201).send({
+        user: toUserDto(user),
+        organization: { id: organization.id, name: organization.name, role: 'owner' as const, createdAt: iso(organization.createdAt) },
+      });
+    },
+  });
+
+  app.post('/auth/login', {
+    config: { auth: 'public' },
+    schema: {
+      tags,
+      summary: 'Sign in with e-mail and password; sets the session cookie',
+      body: loginBody,
+      response: { 200: sessionResponse },
+    },
+    handler: async (request, reply) => {
+      const { user, session } = await auth.login(request.body);
+      app.issueSessionCookie(reply, { sub: user.id, sid: session.id });
+      return { user: toUserDto(user), expiresAt: iso(session.expiresAt) };
+    },
+  });
+
+  app.post('/auth/refresh', {
+    config: { auth: 'session' },
+    schema: { tags, summary: 'Replace the session JWT with a fresh 7-day one', response: { 200: sessionResponse } },
+    handler: async (request, reply) => {
+      const caller = sessionOf(request);
+      const session = await auth.refresh(caller.sessionId);
+      app.issueSessionCookie(reply, { sub: session.userId, sid: session.id });
+      return { user: toUserDto(session.user), expiresAt: iso(session.expiresAt) };
+    },
+  });
+
+  app.post('/auth/logout', {
+    config: { auth: 'session' },
+    schema: { tags, summary: 'End the session; its JWTs are refused from now on', response: { 204: z.null() } },
+    handler: async (request, reply) => {
+      const caller = sessionOf(request);
+      await auth.logout(caller.sessionId);
+      reply.clearCookie(SESSION_COOKIE, { path: app.sessionCookieOptions.path });
+      return reply.code(204).send(null);
+    },
+  });
+
+  app.get('/auth/me', {
+    config: { auth: 'session' },
+    schema: { tags, summary: 'The signed-in user and their organizations', response: { 200: meResponse } },
+    handler: async (request) => {
+      const caller = sessionOf(request);
+      const user = await auth.me(caller.userId);
+      return {
+        user: toUserDto(user),
+        organizations: user.memberships.map((m) => ({ id: m.organization.id, name: m.organization.name, role: m.role })),
+      };
+    },
+  });
+};

@@ -1,0 +1,62 @@
+import argon2 from 'argon2';
+import type { Config } from '../../config.js';
+import type { Database } from '../../db/client.js';
+import { AuthenticationError } from '../../errors.js';
+import type { User } from '../../generated/prisma/client.js';
+import { iso } from '../../lib/schemas.js';
+import { uniqueOr409 } from '../../lib/unique.js';
+
+export const toUserDto = (user: User) => ({ id: user.id, email: user.email, name: user.name, createdAt: iso(user.createdAt) });
+
+export function createAuthService(db: Database, config: Config) {
+  const hashOptions = { type: argon2.argon2id, ...config.auth.argon2, parallelism: 1 } as const;
+  // Verified against when the e-mail is unknown, so both failures take about the same time.
+  const decoyHash = argon2.hash('decoy password never used', hashOptions);
+
+  async function startSession(userId: string) {
+    return db.session.create({
+      data: { userId, expiresAt: new Date(Date.now() + config.auth.sessionTtlSeconds * 1000) },
+    });
+  }
+
+  return {
+    async register(input: { email: string; password: string; name: string }) {
+      const passwordHash = await argon2.hash(input.password, hashOptions);
+      const user = await uniqueOr409(
+        db.user.create({ data: { email: input.email, name: input.name, passwordHash } }),
+        'An account with this e-mail already exists',
+      );
+      const organization = await db.organization.create({
+        data: { name: `${input.name}'s organization`, memberships: { create: { userId: user.id, role: 'owner' } } },
+      });
+      return { user, organization, session: await startSession(user.id) };
+    },
+
+    async login(input: { email: string; password: string }) {
+      const user = await db.user.findUnique({ where: { email: input.email.trim().toLowerCase() } });
+      const valid = await argon2.verify(user?.passwordHash ?? (await decoyHash), input.password);
+      if (!user?.passwordHash || !valid) throw new AuthenticationError('Invalid e-mail or password');
+      return { user, session: await startSession(user.id) };
+    },
+
+    /** Moves the session's end 7 days ahead; the caller issues the new JWT. */
+    async refresh(sessionId: string) {
+      return db.session.update({
+        where: { id: sessionId },
+        data: { expiresAt: new Date(Date.now() + config.auth.sessionTtlSeconds * 1000) },
+        include: { user: true },
+      });
+    },
+
+    async logout(sessionId: string) {
+      await db.session.update({ where: { id: sessionId }, data: { revokedAt: new Date() } });
+    },
+
+    async me(userId: string) {
+      return db.user.findUniqueOrThrow({
+        where: { id: userId },
+        include: { memberships: { include: { organization: true }, orderBy: { createdAt: 'asc' } } },
+      });
+    },
+  };
+}

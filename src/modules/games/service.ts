@@ -1,0 +1,71 @@
+import type { Database } from '../../db/client.js';
+import { NotFoundError } from '../../errors.js';
+import type { Game } from '../../generated/prisma/client.js';
+import { envelope, type PageRequest, pageArgs } from '../../lib/pagination.js';
+import { iso } from '../../lib/schemas.js';
+import { uniqueOr409 } from '../../lib/unique.js';
+import type { Caller } from '../../plugins/auth.js';
+import { assertId, assertVisible, resolveOrganizationId, visibleOrganizationIds } from '../organizations/access.js';
+
+export const toGameDto = (g: Game) => ({
+  id: g.id,
+  name: g.name,
+  description: g.description,
+  organizationId: g.organizationId,
+  createdAt: iso(g.createdAt),
+  updatedAt: iso(g.updatedAt),
+});
+
+const duplicateName = (name: string) => `A game named "${name}" already exists in this organization`;
+
+export function createGameService(db: Database) {
+  /** A game the caller can see, or 404. Exported through the service for variants. */
+  async function find(caller: Caller, id: string): Promise<Game> {
+    assertId(id, 'Game');
+    return assertVisible(caller, await db.game.findUnique({ where: { id } }), 'Game');
+  }
+
+  return {
+    find,
+
+    async create(caller: Caller, input: { name: string; organizationId?: string; description?: string }) {
+      const organizationId = resolveOrganizationId(caller, input.organizationId);
+      const game = await uniqueOr409(
+        db.game.create({ data: { organizationId, name: input.name, description: input.description ?? null } }),
+        duplicateName(input.name),
+      );
+      return toGameDto(game);
+    },
+
+    async list(
+      caller: Caller,
+      query: PageRequest<'createdAt' | 'updatedAt' | 'name'> & { organizationId?: string; q?: string },
+    ) {
+      const where = {
+        organizationId: { in: visibleOrganizationIds(caller, query.organizationId) },
+        ...(query.q ? { name: { contains: query.q, mode: 'insensitive' as const } } : {}),
+      };
+      const [rows, total] = await Promise.all([db.game.findMany({ where, ...pageArgs(query) }), db.game.count({ where })]);
+      return envelope(rows.map(toGameDto), total, query);
+    },
+
+    async get(caller: Caller, id: string) {
+      return toGameDto(await find(caller, id));
+    },
+
+    async update(caller: Caller, id: string, input: { name?: string; description?: string | null }) {
+      const game = await find(caller, id);
+      const updated = await uniqueOr409(
+        db.game.update({ where: { id: game.id }, data: input }),
+        duplicateName(input.name ?? game.name),
+      );
+      return toGameDto(updated);
+    },
+
+    async remove(caller: Caller, id: string) {
+      const game = await find(caller, id);
+      const { count } = await db.game.deleteMany({ where: { id: game.id } });
+      if (count === 0) throw new NotFoundError('Game');
+    },
+  };
+}

@@ -1,0 +1,59 @@
+// Organization scoping (CONTRACT §4), in one place for every module:
+// - an API token reaches only its own organization;
+// - a session user reaches the organizations they are a member of;
+// - anything else is "not found", never "forbidden", so existence is not revealed.
+import { ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
+import type { Role } from '../../generated/prisma/client.js';
+import { isUuid } from '../../lib/uuid.js';
+import type { Caller } from '../../plugins/auth.js';
+
+export function canSee(caller: Caller, organizationId: string): boolean {
+  return caller.kind === 'token' ? caller.organizationId === organizationId : caller.roles.has(organizationId);
+}
+
+/** The organization a write goes to: the one asked for, or the caller's only one. */
+export function resolveOrganizationId(caller: Caller, requested: string | undefined): string {
+  if (requested !== undefined) {
+    if (!canSee(caller, requested)) throw new NotFoundError('Organization');
+    return requested;
+  }
+  if (caller.kind === 'token') return caller.organizationId;
+  const [only, ...others] = [...caller.roles.keys()];
+  if (only && others.length === 0) return only;
+  if (!only) throw new NotFoundError('Organization');
+  throw new ValidationError('organizationId is required: you belong to several organizations', [
+    { path: 'organizationId', message: 'is required when the caller belongs to several organizations' },
+  ]);
+}
+
+/** The organizations a list may show: all of the caller's, or the one asked for. */
+export function visibleOrganizationIds(caller: Caller, requested: string | undefined): string[] {
+  if (requested !== undefined) {
+    if (!canSee(caller, requested)) throw new NotFoundError('Organization');
+    return [requested];
+  }
+  return caller.kind === 'token' ? [caller.organizationId] : [...caller.roles.keys()];
+}
+
+/** For a row fetched by id: not the caller's → 404, exactly as if it did not exist. */
+export function assertVisible<T extends { organizationId: string }>(caller: Caller, row: T | null, what: string): T {
+  if (!row || !canSee(caller, row.organizationId)) throw new NotFoundError(what);
+  return row;
+}
+
+/** Ids are UUIDs; anything else cannot exist. */
+export function assertId(id: string, what: string): void {
+  if (!isUuid(id)) throw new NotFoundError(what);
+}
+
+export const MANAGER_ROLES: readonly Role[] = ['owner', 'admin'];
+
+/** Session users need one of `roles` in the organization (already known to be visible). */
+export function requireRole(caller: Caller, organizationId: string, roles: readonly Role[]): void {
+  if (caller.kind !== 'session') return;
+  const role = caller.roles.get(organizationId);
+  if (!role) throw new NotFoundError('Organization');
+  if (!roles.includes(role)) {
+    throw new ForbiddenError(`Insufficient permissions. Required: role ${roles.join(' or ')} in the organization`);
+  }
+}

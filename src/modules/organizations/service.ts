@@ -1,0 +1,111 @@
+import type { Database } from '../../db/client.js';
+import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
+import type { Organization, Role } from '../../generated/prisma/client.js';
+import { envelope, type PageRequest, pageArgs } from '../../lib/pagination.js';
+import { iso } from '../../lib/schemas.js';
+import { uniqueOr409 } from '../../lib/unique.js';
+import type { Caller, SessionCaller } from '../../plugins/auth.js';
+import { assertId, canSee, MANAGER_ROLES, requireRole, visibleOrganizationIds } from './access.js';
+
+const toOrganizationDto = (org: Organization, role: Role | null) => ({
+  id: org.id,
+  name: org.name,
+  role,
+  createdAt: iso(org.createdAt),
+  updatedAt: iso(org.updatedAt),
+});
+
+export function createOrganizationService(db: Database) {
+  const roleOf = (caller: Caller, organizationId: string) =>
+    caller.kind === 'session' ? (caller.roles.get(organizationId) ?? null) : null;
+
+  /** The organization, if the caller may manage its members; otherwise 404 or 403. */
+  function manageable(caller: SessionCaller, organizationId: string) {
+    assertId(organizationId, 'Organization');
+    requireRole(caller, organizationId, MANAGER_ROLES);
+  }
+
+  return {
+    async create(caller: SessionCaller, name: string) {
+      const org = await db.organization.create({
+        data: { name, memberships: { create: { userId: caller.userId, role: 'owner' } } },
+      });
+      return toOrganizationDto(org, 'owner');
+    },
+
+    async list(caller: Caller, query: PageRequest<'createdAt' | 'name'>) {
+      const where = { id: { in: visibleOrganizationIds(caller, undefined) } };
+      const [rows, total] = await Promise.all([
+        db.organization.findMany({ where, ...pageArgs(query) }),
+        db.organization.count({ where }),
+      ]);
+      return envelope(rows.map((org) => toOrganizationDto(org, roleOf(caller, org.id))), total, query);
+    },
+
+    async get(caller: Caller, id: string) {
+      assertId(id, 'Organization');
+      const org = canSee(caller, id) ? await db.organization.findUnique({ where: { id } }) : null;
+      if (!org) throw new NotFoundError('Organization');
+      return toOrganizationDto(org, roleOf(caller, id));
+    },
+
+    async listMembers(caller: SessionCaller, organizationId: string, query: PageRequest<'createdAt'>) {
+      manageable(caller, organizationId);
+      const where = { organizationId };
+      const [rows, total] = await Promise.all([
+        db.membership.findMany({
+          where,
+          include: { user: true },
+          skip: (query.page - 1) * query.limit,
+          take: query.limit,
+          orderBy: [{ createdAt: query.order }, { userId: query.order }],
+        }),
+        db.membership.count({ where }),
+      ]);
+      const members = rows.map((m) => ({
+        userId: m.userId,
+        email: m.user.email,
+        name: m.user.name,
+        role: m.role,
+        createdAt: iso(m.createdAt),
+      }));
+      return envelope(members, total, query);
+    },
+
+    async addMember(caller: SessionCaller, organizationId: string, input: { email: string; role: Role }) {
+      manageable(caller, organizationId);
+      if (input.role === 'owner' && caller.roles.get(organizationId) !== 'owner') {
+        throw new ForbiddenError('Insufficient permissions. Required: role owner to add an owner');
+      }
+      const user = await db.user.findUnique({ where: { email: input.email } });
+      if (!user) throw new NotFoundError('User');
+      const membership = await uniqueOr409(
+        db.membership.create({ data: { organizationId, userId: user.id, role: input.role } }),
+        'This user is already a member of the organization',
+      );
+      return { userId: user.id, email: user.email, name: user.name, role: membership.role, createdAt: iso(membership.createdAt) };
+    },
+
+    /** Owners and admins remove members (only owners remove owners); anyone may leave. */
+    async removeMember(caller: SessionCaller, organizationId: string, userId: string) {
+      assertId(organizationId, 'Organization');
+      if (!caller.roles.has(organizationId)) throw new NotFoundError('Organization');
+      if (userId !== caller.userId) requireRole(caller, organizationId, MANAGER_ROLES);
+      assertId(userId, 'Member');
+      await db.$transaction(async (tx) => {
+        // Lock the organization's owners so two concurrent removals cannot both pass the check.
+        const owners = await tx.$queryRaw<Array<{ user_id: string }>>`
+          SELECT user_id FROM memberships WHERE organization_id = ${organizationId}::uuid AND role = 'owner' FOR UPDATE`;
+        const target = await tx.membership.findUnique({ where: { organizationId_userId: { organizationId, userId } } });
+        if (!target) throw new NotFoundError('Member');
+        if (target.role === 'owner') {
+          if (userId !== caller.userId && caller.roles.get(organizationId) !== 'owner') {
+            throw new ForbiddenError('Insufficient permissions. Required: role owner to remove an owner');
+          }
+          if (owners.length <= 1) throw new ConflictError('The last owner of an organization cannot be removed');
+        }
+        await tx.membership.delete({ where: { organizationId_userId: { organizationId, userId } } });
+      });
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { listQuery } from '../../lib/pagination.js';
+import { optionalOrganizationId, plainText, timestamp } from '../../lib/schemas.js';
+import { SCOPES } from '../../plugins/scopes.js';
+
+export const scopeSchema = z.enum(SCOPES);
+
+export const createTokenBody = z.strictObject({
+  name: plainText(200),
+  organizationId: optionalOrganizationId,
+  scopes: z
+    .array(scopeSchema)
+    .min(1)
+    .max(SCOPES.length)
+    .refine((s) => new Set(s).size === s.length, 'must not repeat a scope')
+    .describe('Permission scopes; X:write implies X:read'),
+  expiresAt: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe('When the token stops working (ISO-8601); never when omitted')
+    .refine((v) => v === undefined || Date.parse(v) > Date.now(), 'must be in the future'),
+});
+
+export const tokenSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  prefix: z.string().describe('First characters of the secret, to tell tokens apart'),
+  scopes: z.array(z.string()),
+  organizationId: z.string(),
+  createdAt: timestamp,
+  expiresAt: timestamp.nullable(),
+  lastUsedAt: timestamp.nullable(),
+  revokedAt: timestamp.nullable(),
+});
+
+export const createdTokenSchema = tokenSchema
+  .omit({ revokedAt: true })
+  .extend({ token: z.string().describe('The secret: shown once, store it now') });
+
+export const listTokensQuery = listQuery(['createdAt', 'name']).extend({ organizationId: optionalOrganizationId });

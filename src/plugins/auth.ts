@@ -1,0 +1,191 @@
+// Who is calling: resolves `Authorization: Bearer <token>` (an API token `pcs_…` or a session
+// JWT) or the `session` cookie into request.caller, for every /api route that is not declared
+// `config: { auth: 'public' }`. Routes declare what they need; handlers never re-check it.
+import cookie from '@fastify/cookie';
+import jwt from '@fastify/jwt';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Config } from '../config.js';
+import type { Database } from '../db/client.js';
+import { AuthenticationError, ForbiddenError } from '../errors.js';
+import type { Role } from '../generated/prisma/client.js';
+import { isUuid } from '../lib/uuid.js';
+import { hashTokenSecret, TOKEN_PREFIX } from '../modules/tokens/secret.js';
+import { requireDeclaredScope, type Scope } from './scopes.js';
+
+export type SessionCaller = { kind: 'session'; userId: string; sessionId: string; roles: Map<string, Role> };
+export type TokenCaller = {
+  kind: 'token';
+  tokenId: string;
+  organizationId: string;
+  scopes: string[];
+  createdById: string | null;
+};
+export type Caller = SessionCaller | TokenCaller;
+
+/** The authenticated caller of a route that is not public. */
+export function callerOf(request: FastifyRequest): Caller {
+  if (!request.caller) throw new AuthenticationError();
+  return request.caller;
+}
+
+/** The session of a route declared `auth: 'session'`. */
+export function sessionOf(request: FastifyRequest): SessionCaller {
+  const caller = callerOf(request);
+  if (caller.kind !== 'session') throw new ForbiddenError('Insufficient permissions. This endpoint needs a browser session');
+  return caller;
+}
+
+export interface SessionClaims {
+  sub: string;
+  sid: string;
+  iat?: number;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** 'public': no credentials needed; 'session': browser sessions only; default: any caller. */
+    auth?: 'public' | 'session';
+    scope?: Scope;
+  }
+  interface FastifyRequest {
+    caller: Caller | null;
+  }
+}
+
+declare module '@fastify/jwt' {
+  interface FastifyJWT {
+    payload: SessionClaims;
+    user: SessionClaims;
+  }
+}
+
+export const SESSION_COOKIE = 'session';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** lastUsedAt is precise to this much, which spares a write on most requests. */
+const LAST_USED_PRECISION_MS = 60_000;
+
+export interface SessionCookieOptions {
+  path: string;
+  httpOnly: true;
+  sameSite: 'lax';
+  secure: boolean;
+  maxAge: number;
+}
+
+async function authPlugin(app: FastifyInstance, opts: { config: Config; db: Database }) {
+  const { config, db } = opts;
+  const cookieOptions: SessionCookieOptions = {
+    path: '/api',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: config.auth.cookieSecure,
+    maxAge: config.auth.sessionTtlSeconds,
+  };
+  const allowedOrigins = new Set([new URL(config.publicUrl).origin, ...config.auth.webAppOrigins]);
+
+  await app.register(cookie);
+  await app.register(jwt, {
+    secret: config.auth.jwtSecret,
+    sign: { algorithm: 'HS256', expiresIn: config.auth.sessionTtlSeconds },
+    verify: { algorithms: ['HS256'] },
+  });
+  app.decorateRequest('caller', null);
+  app.decorate('sessionCookieOptions', cookieOptions);
+
+  /** Issues a session JWT for the session row and puts it in the cookie. */
+  app.decorate('issueSessionCookie', (reply: FastifyReply, claims: SessionClaims) => {
+    const token = app.jwt.sign({ sub: claims.sub, sid: claims.sid });
+    reply.setCookie(SESSION_COOKIE, token, cookieOptions);
+    return token;
+  });
+
+  async function fromApiToken(secret: string): Promise<Caller> {
+    const token = await db.apiToken.findUnique({ where: { tokenHash: hashTokenSecret(secret) } });
+    const now = new Date();
+    if (!token || token.revokedAt || (token.expiresAt && token.expiresAt <= now)) {
+      throw new AuthenticationError('Invalid, expired or revoked API token');
+    }
+    if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() > LAST_USED_PRECISION_MS) {
+      await db.apiToken.update({ where: { id: token.id }, data: { lastUsedAt: now } });
+    }
+    return {
+      kind: 'token',
+      tokenId: token.id,
+      organizationId: token.organizationId,
+      scopes: token.scopes,
+      createdById: token.createdById,
+    };
+  }
+
+  async function fromSessionJwt(token: string, reply: FastifyReply): Promise<Caller> {
+    let claims: SessionClaims;
+    try {
+      claims = app.jwt.verify<SessionClaims>(token);
+    } catch {
+      throw new AuthenticationError('Invalid or expired session');
+    }
+    if (typeof claims.sid !== 'string' || !isUuid(claims.sid)) throw new AuthenticationError('Invalid session');
+    const session = await db.session.findUnique({
+      where: { id: claims.sid },
+      include: { user: { select: { memberships: { select: { organizationId: true, role: true } } } } },
+    });
+    const now = Date.now();
+    if (!session || session.userId !== claims.sub || session.revokedAt || session.expiresAt.getTime() <= now) {
+      throw new AuthenticationError('Session has ended; sign in again');
+    }
+    // Rolling refresh: a JWT older than a day is swapped for a fresh 7-day one.
+    if (claims.iat !== undefined && now / 1000 - claims.iat > config.auth.refreshAfterSeconds) {
+      await db.session.update({
+        where: { id: session.id },
+        data: { expiresAt: new Date(now + config.auth.sessionTtlSeconds * 1000) },
+      });
+      app.issueSessionCookie(reply, { sub: session.userId, sid: session.id });
+    }
+    return {
+      kind: 'session',
+      userId: session.userId,
+      sessionId: session.id,
+      roles: new Map(session.user.memberships.map((m) => [m.organizationId, m.role])),
+    };
+  }
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.is404 || request.routeOptions.config.auth === 'public') return;
+    const header = request.headers.authorization;
+    let credential: string | undefined;
+    let viaCookie = false;
+    if (header !== undefined) {
+      const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+      if (!match?.[1]) throw new AuthenticationError('Authorization header must be "Bearer <token>"');
+      credential = match[1];
+    } else {
+      credential = request.cookies[SESSION_COOKIE];
+      viaCookie = true;
+    }
+    if (!credential) throw new AuthenticationError('Authentication required: send Authorization: Bearer <token>');
+
+    request.caller = credential.startsWith(TOKEN_PREFIX)
+      ? await fromApiToken(credential)
+      : await fromSessionJwt(credential, reply);
+
+    // A cookie is sent by the browser on its own; refuse writes started by another site's page.
+    const origin = request.headers.origin;
+    if (viaCookie && !SAFE_METHODS.has(request.method) && origin && !allowedOrigins.has(origin)) {
+      throw new ForbiddenError(`Cross-origin request from ${origin} refused`);
+    }
+    if (request.routeOptions.config.auth === 'session' && request.caller.kind !== 'session') {
+      sessionOf(request);
+    }
+  });
+  app.addHook('preHandler', requireDeclaredScope);
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    sessionCookieOptions: SessionCookieOptions;
+    issueSessionCookie(reply: FastifyReply, claims: SessionClaims): string;
+  }
+}
+
+export default fp(authPlugin, { name: 'auth' });

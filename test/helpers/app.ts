@@ -1,0 +1,140 @@
+// Builds the real app on a fresh database and hands back callers, so that tests read like the
+// contract they check: `const alice = await t.register(); await t.api(alice).get('/games')`.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
+import { buildApp } from '../../src/app.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import { createDatabase, type Database } from '../../src/db/client.js';
+import { createTestDatabase } from './database.js';
+
+export interface Caller {
+  /** Headers that authenticate as this caller. */
+  headers: Record<string, string>;
+}
+
+export interface RegisteredUser extends Caller {
+  user: { id: string; email: string; name: string };
+  organization: { id: string; name: string };
+  cookie: string;
+  password: string;
+}
+
+export interface TokenCaller extends Caller {
+  id: string;
+  token: string;
+  organizationId: string;
+}
+
+export const TEST_ENV: Record<string, string> = {
+  NODE_ENV: 'test',
+  LOG_LEVEL: 'silent',
+  JWT_SECRET: 'test-secret-test-secret-test-secret-0123456789',
+  // Cheap hashing keeps the suite fast; production uses OWASP's parameters (see config.ts).
+  ARGON2_MEMORY_KIB: '1024',
+  ARGON2_TIME_COST: '1',
+  PUBLIC_URL: 'http://localhost:3000',
+};
+
+export interface TestApp {
+  app: FastifyInstance;
+  db: Database;
+  config: Config;
+  databaseUrl: string;
+  /** Raw SQL against the test database, for checks the API cannot make. */
+  sql<T extends pg.QueryResultRow = Record<string, unknown>>(text: string, values?: unknown[]): Promise<T[]>;
+  inject(options: InjectOptions): Promise<LightMyRequestResponse>;
+  /** Shorthands that send JSON as `caller`. */
+  as(caller: Caller | null): {
+    get(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+    delete(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+    post(url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+    patch(url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  };
+  register(overrides?: Partial<{ email: string; password: string; name: string }>): Promise<RegisteredUser>;
+  createToken(owner: Caller, scopes: string[], extra?: Record<string, unknown>): Promise<TokenCaller>;
+  close(): Promise<void>;
+}
+
+let userCounter = 0;
+
+export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'pcs-test-data-'));
+  const config = loadConfig({ ...TEST_ENV, DATA_DIR: dataDir, DATABASE_URL: database.url, ...env });
+  const db = createDatabase(database.url, 5);
+  const app = await buildApp(config, { db });
+  await app.ready();
+  const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+
+  const as: TestApp['as'] = (caller) => {
+    const send = (method: InjectOptions['method'], url: string, body?: unknown, headers: Record<string, string> = {}) =>
+      app.inject({
+        method,
+        url: `/api${url}`,
+        headers: { ...(caller?.headers ?? {}), ...headers },
+        ...(body === undefined ? {} : { payload: body as InjectOptions['payload'] }),
+      });
+    return {
+      get: (url, headers) => send('GET', url, undefined, headers),
+      delete: (url, headers) => send('DELETE', url, undefined, headers),
+      post: (url, body, headers) => send('POST', url, body, headers),
+      patch: (url, body, headers) => send('PATCH', url, body, headers),
+    };
+  };
+
+  return {
+    app,
+    db,
+    config,
+    databaseUrl: database.url,
+    sql: async (text, values) => (await pool.query(text, values)).rows,
+    inject: (options) => app.inject(options),
+    as,
+    async register(overrides = {}) {
+      userCounter += 1;
+      const input = {
+        email: `user${userCounter}-${process.pid}@example.com`,
+        password: 'correct horse battery',
+        name: `User ${userCounter}`,
+        ...overrides,
+      };
+      const res = await as(null).post('/auth/register', input);
+      if (res.statusCode !== 201) throw new Error(`register failed: ${res.statusCode} ${res.body}`);
+      const cookie = res.cookies.find((c) => c.name === 'session');
+      if (!cookie) throw new Error('register set no session cookie');
+      const body = res.json();
+      return {
+        user: body.user,
+        organization: body.organization,
+        cookie: cookie.value,
+        password: input.password,
+        headers: { cookie: `session=${cookie.value}` },
+      };
+    },
+    async createToken(owner, scopes, extra = {}) {
+      const res = await as(owner).post('/tokens', { name: `token for ${scopes.join(',')}`, scopes, ...extra });
+      if (res.statusCode !== 201) throw new Error(`token creation failed: ${res.statusCode} ${res.body}`);
+      const body = res.json();
+      return { id: body.id, token: body.token, organizationId: body.organizationId, headers: { authorization: `Bearer ${body.token}` } };
+    },
+    async close() {
+      await app.close();
+      await db.$disconnect();
+      await pool.end();
+      await database.drop();
+    },
+  };
+}
+
+/** Asserts the contract's error body and returns it. */
+export function expectError(res: LightMyRequestResponse, statusCode: number, error: string | string[]) {
+  const body = res.json();
+  const allowed = Array.isArray(error) ? error : [error];
+  if (res.statusCode !== statusCode || !allowed.includes(body.error) || typeof body.message !== 'string' || body.statusCode !== statusCode) {
+    throw new Error(`expected ${statusCode} ${allowed.join('|')}, got ${res.statusCode} ${res.body}`);
+  }
+  return body as { statusCode: number; error: string; message: string; details?: Array<{ path: string; message: string }> };
+}
