@@ -1,0 +1,80 @@
+// One load run: autocannon against a server on loopback, latencies kept at full precision
+// (autocannon's own histogram rounds to whole milliseconds) and the server's RSS sampled.
+import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+
+export interface LoadSpec {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: unknown;
+  /** Called before each request for a path that varies (e.g. a different game each time). */
+  nextPath?: () => string;
+  connections: number;
+  durationSeconds: number;
+  /** The process whose resident memory is sampled. */
+  serverPid: number;
+}
+
+export interface LoadResult {
+  requests: number;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  peakRssMiB: number;
+  /** Responses that were not 2xx, and socket errors/timeouts: any of these voids the run. */
+  failures: number;
+}
+
+const RSS_SAMPLE_MS = 100;
+
+export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let peakRssKiB = residentKiB(spec.serverPid);
+  const sampler = setInterval(() => {
+    peakRssKiB = Math.max(peakRssKiB, residentKiB(spec.serverPid));
+  }, RSS_SAMPLE_MS);
+
+  let instance!: autocannon.Instance;
+  const finished = new Promise<autocannon.Result>((resolve, reject) => {
+    instance = autocannon({
+      url: spec.url,
+      method: spec.method ?? 'GET',
+      connections: spec.connections,
+      duration: spec.durationSeconds,
+      headers: { ...(spec.body === undefined ? {} : { 'content-type': 'application/json' }), ...spec.headers },
+      body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+      requests: spec.nextPath ? [{ setupRequest: (request) => ({ ...request, path: spec.nextPath!() }) }] : undefined,
+    }, (error, result) => (error ? reject(error) : resolve(result)));
+  });
+  instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+    if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
+  });
+  const result = await finished;
+  clearInterval(sampler);
+
+  latencies.sort((a, b) => a - b);
+  return {
+    requests: result.requests.total,
+    requestsPerSecond: result.requests.total / result.duration,
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+    peakRssMiB: peakRssKiB / 1024,
+    failures: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+}
+
+/** VmRSS of a process from /proc (Linux), in KiB; 0 once it is gone. */
+function residentKiB(pid: number): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
