@@ -7,10 +7,11 @@ import pg from 'pg';
 const { DATABASE_URL, PORT, POOL_SIZE } = process.env;
 const pool = new pg.Pool({ connectionString: DATABASE_URL, max: Number(POOL_SIZE ?? 10) });
 
-// The statements Prisma generates for the service's findMany / count / findUnique.
+// The statements Prisma generates for the service's findMany (one row more than the page, to
+// know whether there is a next one), the trigger-kept game count, and findUnique.
 const COLUMNS = `"public"."games"."id", "public"."games"."organization_id", "public"."games"."name", "public"."games"."description", "public"."games"."created_at", "public"."games"."updated_at"`;
 const LIST = `SELECT ${COLUMNS} FROM "public"."games" WHERE "public"."games"."organization_id" IN ($1) ORDER BY "public"."games"."created_at" DESC, "public"."games"."id" DESC LIMIT $2 OFFSET $3`;
-const COUNT = `SELECT COUNT(*) AS "_count$_all" FROM (SELECT "public"."games"."id" FROM "public"."games" WHERE "public"."games"."organization_id" IN ($1) OFFSET $2) AS "sub"`;
+const COUNT = `SELECT "public"."organizations"."id", "public"."organizations"."game_count" FROM "public"."organizations" WHERE "public"."organizations"."id" IN ($1) OFFSET $2`;
 const GET = `SELECT ${COLUMNS} FROM "public"."games" WHERE ("public"."games"."id" = $1 AND 1=1) LIMIT $2 OFFSET $3`;
 
 interface GameRow {
@@ -37,11 +38,12 @@ app.get<{ Querystring: { organizationId: string; page?: string; limit?: string }
   const page = Number(request.query.page ?? 1);
   const limit = Number(request.query.limit ?? 20);
   const [rows, count] = await Promise.all([
-    pool.query<GameRow>(LIST, [organizationId, limit, (page - 1) * limit]),
-    pool.query<{ _count$_all: string }>(COUNT, [organizationId, 0]),
+    pool.query<GameRow>(LIST, [organizationId, limit + 1, (page - 1) * limit]),
+    pool.query<{ game_count: number }>(COUNT, [organizationId, 0]),
   ]);
-  const total = Number(count.rows[0]!._count$_all);
-  return { data: rows.rows.map(toDto), meta: { page, limit, total, totalPages: Math.ceil(total / limit) } };
+  const total = count.rows[0]?.game_count ?? 0;
+  const data = rows.rows.slice(0, limit).map(toDto);
+  return { data, meta: { page, limit, total, totalPages: Math.ceil(total / limit) } };
 });
 
 app.get<{ Params: { id: string } }>('/api/games/:id', async (request, reply) => {

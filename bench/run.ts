@@ -156,6 +156,15 @@ async function main() {
       });
     }
     await scaleRun('list, 1M games, page 40,000', { url: `${serviceUrl}/api/games?limit=20&page=40000`, headers: auth(large) });
+    // The same page reached by keyset: the cursor that page 39,999 hands out.
+    const before = await fetch(`${serviceUrl}/api/games?limit=20&page=39999`, { headers: auth(large) });
+    const { meta } = (await before.json()) as { meta: { nextCursor?: string | null } };
+    if (meta.nextCursor) {
+      await scaleRun('list, 1M games, page 40,000 by cursor', {
+        url: `${serviceUrl}/api/games?limit=20&cursor=${encodeURIComponent(meta.nextCursor)}`,
+        headers: auth(large),
+      });
+    }
   }
 
   const report = {
@@ -268,6 +277,7 @@ function scaleRatios(scale: Row[]): Record<string, number> {
     'list p50, 1M / 1k': p50('list, 1M games') / p50('list, 1k games'),
     'get p50, 1M / 1k': p50('get, 1M games') / p50('get, 1k games'),
     'list p50, page 40,000 / page 1 (1M)': p50('list, 1M games, page 40,000') / p50('list, 1M games'),
+    'list p50, page 40,000 by cursor / page 1 (1M)': p50('list, 1M games, page 40,000 by cursor') / p50('list, 1M games'),
   };
 }
 

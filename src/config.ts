@@ -33,6 +33,8 @@ const envSchema = z.object({
   /** argon2id cost (OWASP's recommended minimum by default: 19 MiB, 2 passes, 1 lane). */
   ARGON2_MEMORY_KIB: z.coerce.number().int().min(1024).default(19456),
   ARGON2_TIME_COST: z.coerce.number().int().min(1).default(2),
+  /** How long a verified API token is remembered in-process; 0 looks it up on every request. */
+  API_TOKEN_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
 });
 
 export type Env = z.input<typeof envSchema>;
@@ -53,6 +55,8 @@ export interface Config {
     cookieSecure: boolean;
     webAppOrigins: string[];
     argon2: { memoryCost: number; timeCost: number };
+    /** Revocation through another instance takes up to this long to reach this one. */
+    apiTokenCacheSeconds: number;
   };
 }
 
@@ -86,6 +90,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       cookieSecure: env.COOKIE_SECURE ?? publicUrl.startsWith('https:'),
       webAppOrigins: env.WEB_APP_ORIGINS,
       argon2: { memoryCost: env.ARGON2_MEMORY_KIB, timeCost: env.ARGON2_TIME_COST },
+      apiTokenCacheSeconds: env.API_TOKEN_CACHE_SECONDS,
     },
   };
 }

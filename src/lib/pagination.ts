@@ -1,5 +1,9 @@
 // List endpoints share one query shape and one response envelope (SPEC §2, CONTRACT §1).
+// A list may also offer keyset pagination (`cursor` → `meta.nextCursor`) beside page/limit:
+// OFFSET reads and discards every row before the page, so deep pages get slower the deeper
+// they are; a cursor seeks straight to its row through the (sort, id) index.
 import { z } from 'zod';
+import { ValidationError } from '../errors.js';
 
 export const MAX_LIMIT = 100;
 
@@ -36,14 +40,106 @@ export function envelope<T>(data: T[], total: number, query: PageRequest) {
   };
 }
 
+/** The envelope of a list that offers cursors: `nextCursor` is null on the last page. */
+export function cursorEnvelope<T>(data: T[], total: number, query: PageRequest, nextCursor: string | null) {
+  const { meta } = envelope(data, total, query);
+  return { data, meta: { ...meta, nextCursor } };
+}
+
+const meta = {
+  page: z.number().int(),
+  limit: z.number().int(),
+  total: z.number().int(),
+  totalPages: z.number().int(),
+};
+
 export function envelopeSchema<T extends z.ZodType>(item: T) {
-  return z.object({
-    data: z.array(item),
-    meta: z.object({
-      page: z.number().int(),
-      limit: z.number().int(),
-      total: z.number().int(),
-      totalPages: z.number().int(),
-    }),
-  });
+  return z.object({ data: z.array(item), meta: z.object(meta) });
+}
+
+/** The envelope of a list that offers cursors. */
+export function cursorEnvelopeSchema<T extends z.ZodType>(item: T) {
+  const nextCursor = z.string().nullable().describe('Pass as `cursor` (with the same sort and order) for the next page; null on the last page');
+  return z.object({ data: z.array(item), meta: z.object({ ...meta, nextCursor }) });
+}
+
+export const cursorParam = z
+  .string()
+  .max(512)
+  .optional()
+  .describe('meta.nextCursor of the previous page: the next page, fast at any depth. Send the same sort and order; page is then ignored');
+
+/** Where a cursor points: after the row with this sort value and id, on this page. */
+interface Cursor {
+  page: number;
+  sort: string;
+  order: 'asc' | 'desc';
+  value: Date | string;
+  id: string;
+}
+
+function encodeCursor(cursor: Cursor): string {
+  const value = cursor.value instanceof Date ? { d: cursor.value.toISOString() } : { s: cursor.value };
+  return Buffer.from(JSON.stringify([cursor.page, cursor.sort, cursor.order, value, cursor.id])).toString('base64url');
+}
+
+function decodeCursor(raw: string, query: PageRequest): Cursor {
+  const invalid = (message: string) =>
+    new ValidationError(`Invalid request: querystring.cursor: ${message}`, [{ path: 'querystring.cursor', message }]);
+  let parts: unknown;
+  try {
+    parts = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid('is not a cursor from meta.nextCursor');
+  }
+  const schema = z.tuple([
+    z.number().int().min(2),
+    z.string(),
+    z.enum(['asc', 'desc']),
+    z.union([z.strictObject({ d: z.iso.datetime() }), z.strictObject({ s: z.string() })]),
+    z.uuid(),
+  ]);
+  const parsed = schema.safeParse(parts);
+  if (!parsed.success) throw invalid('is not a cursor from meta.nextCursor');
+  const [page, sort, order, value, id] = parsed.data;
+  if (sort !== query.sort || order !== query.order) throw invalid(`was made for sort=${sort}&order=${order}; send those with it`);
+  return { page, sort, order, value: 'd' in value ? new Date(value.d) : value.s, id };
+}
+
+/** What a keyset list passes to Prisma's findMany: `where` narrows to rows after the cursor. */
+export interface CursorPageArgs {
+  where: Record<string, unknown>;
+  orderBy: Array<Record<string, 'asc' | 'desc'>>;
+  skip: number;
+  take: number;
+}
+
+/**
+ * One page of a list that takes `page` or `cursor`. Reads one row more than the page to know
+ * whether a next page exists, and returns the cursor pointing after the page's last row.
+ */
+export async function cursorPage<Row extends { id: string }>(
+  query: PageRequest & { cursor?: string },
+  findMany: (args: CursorPageArgs) => Promise<Row[]>,
+): Promise<{ rows: Row[]; page: number; nextCursor: string | null }> {
+  const { orderBy } = pageArgs(query);
+  const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query);
+  let where: Record<string, unknown> = {};
+  if (cursor) {
+    // (sort, id) after the cursor's; the redundant `≤ value` bound lets the index seek to it.
+    const [after, from] = query.order === 'desc' ? ['lt', 'lte'] : ['gt', 'gte'];
+    where = {
+      [query.sort]: { [from]: cursor.value },
+      OR: [{ [query.sort]: { [after]: cursor.value } }, { [query.sort]: cursor.value, id: { [after]: cursor.id } }],
+    };
+  }
+  const page = cursor ? cursor.page : query.page;
+  const found = await findMany({ where, orderBy, skip: cursor ? 0 : (page - 1) * query.limit, take: query.limit + 1 });
+  const rows = found.slice(0, query.limit);
+  const last = rows.at(-1);
+  const nextCursor =
+    found.length > query.limit && last
+      ? encodeCursor({ page: page + 1, sort: query.sort, order: query.order, value: (last as Record<string, unknown>)[query.sort] as Date | string, id: last.id })
+      : null;
+  return { rows, page, nextCursor };
 }

@@ -12,6 +12,7 @@ import type { Role } from '../generated/prisma/client.js';
 import { isUuid } from '../lib/uuid.js';
 import { hashTokenSecret, TOKEN_PREFIX } from '../modules/tokens/secret.js';
 import { requireDeclaredScope, type Scope } from './scopes.js';
+import { ApiTokenCache } from './token-cache.js';
 
 export type SessionCaller = { kind: 'session'; userId: string; sessionId: string; roles: Map<string, Role> };
 export type TokenCaller = {
@@ -92,6 +93,8 @@ async function authPlugin(app: FastifyInstance, opts: { config: Config; db: Data
   });
   app.decorateRequest('caller', null);
   app.decorate('sessionCookieOptions', cookieOptions);
+  const tokenCache = new ApiTokenCache(config.auth.apiTokenCacheSeconds * 1000);
+  app.decorate('forgetApiToken', (tokenId: string) => tokenCache.forget(tokenId));
 
   /** Issues a session JWT for the session row and puts it in the cookie. */
   app.decorate('issueSessionCookie', (reply: FastifyReply, claims: SessionClaims) => {
@@ -101,13 +104,19 @@ async function authPlugin(app: FastifyInstance, opts: { config: Config; db: Data
   });
 
   async function fromApiToken(secret: string): Promise<Caller> {
-    const token = await db.apiToken.findUnique({ where: { tokenHash: hashTokenSecret(secret) } });
+    const hash = hashTokenSecret(secret);
+    let token = tokenCache.get(hash) ?? null;
+    if (!token) {
+      token = await db.apiToken.findUnique({ where: { tokenHash: hash } });
+      if (token) tokenCache.set(hash, token);
+    }
     const now = new Date();
     if (!token || token.revokedAt || (token.expiresAt && token.expiresAt <= now)) {
       throw new AuthenticationError('Invalid, expired or revoked API token');
     }
     if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() > LAST_USED_PRECISION_MS) {
       await db.apiToken.update({ where: { id: token.id }, data: { lastUsedAt: now } });
+      token.lastUsedAt = now; // the cached row too, so the next write is a minute away
     }
     return {
       kind: 'token',
@@ -185,6 +194,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     sessionCookieOptions: SessionCookieOptions;
     issueSessionCookie(reply: FastifyReply, claims: SessionClaims): string;
+    /** Drops a revoked token from this instance's cache, so its next use is refused. */
+    forgetApiToken(tokenId: string): void;
   }
 }
 

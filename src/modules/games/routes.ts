@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Database } from '../../db/client.js';
-import { envelopeSchema } from '../../lib/pagination.js';
+import { cursorEnvelopeSchema } from '../../lib/pagination.js';
 import { idParam } from '../../lib/schemas.js';
 import { callerOf } from '../../plugins/auth.js';
 import { createGameBody, gameSchema, listGamesQuery, updateGameBody } from './schemas.js';
@@ -14,7 +14,7 @@ export const gameRoutes: FastifyPluginAsyncZod<{ db: Database }> = async (app, {
 
   app.get('/games', {
     config: { scope: 'games:read' },
-    schema: { tags, summary: 'List games', querystring: listGamesQuery, response: { 200: envelopeSchema(gameSchema) } },
+    schema: { tags, summary: 'List games', querystring: listGamesQuery, response: { 200: cursorEnvelopeSchema(gameSchema) } },
     handler: async (request) => games.list(callerOf(request), request.query),
   });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listQuery } from '../../lib/pagination.js';
+import { cursorParam, listQuery } from '../../lib/pagination.js';
 import { optionalOrganizationId, plainText, timestamp } from '../../lib/schemas.js';
 
 const description = z.string().max(2000).describe('Free text, up to 2000 characters');
@@ -26,4 +26,5 @@ export const updateGameBody = z
 export const listGamesQuery = listQuery(['createdAt', 'updatedAt', 'name']).extend({
   organizationId: optionalOrganizationId,
   q: z.string().max(200).optional().describe('Only games whose name contains this text (case-insensitive)'),
+  cursor: cursorParam,
 });

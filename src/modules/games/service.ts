@@ -1,7 +1,7 @@
 import type { Database } from '../../db/client.js';
 import { NotFoundError } from '../../errors.js';
 import type { Game } from '../../generated/prisma/client.js';
-import { envelope, type PageRequest, pageArgs } from '../../lib/pagination.js';
+import { cursorEnvelope, cursorPage, type PageRequest } from '../../lib/pagination.js';
 import { iso } from '../../lib/schemas.js';
 import { uniqueOr409 } from '../../lib/unique.js';
 import type { Caller } from '../../plugins/auth.js';
@@ -25,6 +25,11 @@ export function createGameService(db: Database) {
     return assertVisible(caller, await db.game.findUnique({ where: { id } }), 'Game');
   }
 
+  async function countGames(organizationIds: string[]): Promise<number> {
+    const organizations = await db.organization.findMany({ where: { id: { in: organizationIds } }, select: { gameCount: true } });
+    return organizations.reduce((sum, o) => sum + o.gameCount, 0);
+  }
+
   return {
     find,
 
@@ -39,14 +44,19 @@ export function createGameService(db: Database) {
 
     async list(
       caller: Caller,
-      query: PageRequest<'createdAt' | 'updatedAt' | 'name'> & { organizationId?: string; q?: string },
+      query: PageRequest<'createdAt' | 'updatedAt' | 'name'> & { organizationId?: string; q?: string; cursor?: string },
     ) {
+      const organizationIds = visibleOrganizationIds(caller, query.organizationId);
       const where = {
-        organizationId: { in: visibleOrganizationIds(caller, query.organizationId) },
+        organizationId: { in: organizationIds },
         ...(query.q ? { name: { contains: query.q, mode: 'insensitive' as const } } : {}),
       };
-      const [rows, total] = await Promise.all([db.game.findMany({ where, ...pageArgs(query) }), db.game.count({ where })]);
-      return envelope(rows.map(toGameDto), total, query);
+      const [page, total] = await Promise.all([
+        cursorPage(query, (args) => db.game.findMany({ ...args, where: { AND: [where, args.where] } })),
+        // A text filter has to scan anyway; otherwise the trigger-kept count is exact and O(1).
+        query.q ? db.game.count({ where }) : countGames(organizationIds),
+      ]);
+      return cursorEnvelope(page.rows.map(toGameDto), total, { ...query, page: page.page }, page.nextCursor);
     },
 
     async get(caller: Caller, id: string) {

@@ -35,6 +35,7 @@ export const tokenRoutes: FastifyPluginAsyncZod<{ db: Database }> = async (app, 
     schema: { tags, summary: 'Revoke an API token', params: idParam, response: { 204: z.null() } },
     handler: async (request, reply) => {
       await tokens.revoke(callerOf(request), request.params.id);
+      app.forgetApiToken(request.params.id);
       return reply.code(204).send(null);
     },
   });
