@@ -41,7 +41,8 @@ describe('games list: total and cursors', () => {
 
     const mine = (await t.as(alice).get(`/games?organizationId=${alice.organization.id}`)).json().meta;
     expect(mine.total).toBe(before + 2);
-    const [{ count }] = await t.sql<{ count: number }>('SELECT count(*)::int AS count FROM games WHERE organization_id = $1', [alice.organization.id]);
+    const [row] = await t.sql<{ count: number }>('SELECT count(*)::int AS count FROM games WHERE organization_id = $1', [alice.organization.id]);
+    const count = row!.count;
     expect(mine.total).toBe(count);
     // A user in both organizations sees the sum; a text filter counts exactly too.
     expect((await t.as(alice).get('/games')).json().meta.total).toBe(count + 1);

@@ -60,8 +60,17 @@ export interface TestApp {
 
 let userCounter = 0;
 
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
+/** A database for the app; by default a fresh copy of the suite's migrated template. */
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+export async function createTestApp(
+  env: Record<string, string> = {},
+  options: { database?: TestDatabase } = {},
+): Promise<TestApp> {
+  const database = options.database ?? (await createTestDatabase());
   const dataDir = mkdtempSync(path.join(tmpdir(), 'pcs-test-data-'));
   const config = loadConfig({ ...TEST_ENV, DATA_DIR: dataDir, DATABASE_URL: database.url, ...env });
   const db = createDatabase(database.url, 5);
