@@ -41,9 +41,13 @@ const FASTIFY_ERRORS: Record<string, { status: number; message?: string }> = {
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'Malformed JSON body' },
 };
 
+/** The next error down: `cause`, or the driver error Prisma keeps in `meta.driverAdapterError`. */
+const underlying = (e: unknown): unknown =>
+  (e as { cause?: unknown }).cause ?? (e as { meta?: { driverAdapterError?: unknown } }).meta?.driverAdapterError;
+
 /** Errors meaning the database cannot be reached (driver, pool or Prisma engine level). */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+  for (let e: unknown = error, depth = 0; e && depth < 5; e = underlying(e), depth++) {
     const { code, name, message } = e as { code?: unknown; name?: unknown; message?: unknown };
     if (name === 'PrismaClientInitializationError') return true;
     if (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', 'P1001', 'P1017'].includes(code)) {
