@@ -11,6 +11,7 @@ import {
 } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
+import { ServiceUnavailableError } from './errors.js';
 import { authRoutes } from './modules/auth/routes.js';
 import { gameRoutes } from './modules/games/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
@@ -33,8 +34,9 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
   const app = Fastify({
     logger: { level: config.logLevel, redact: logRedaction },
     bodyLimit: BODY_LIMIT_BYTES,
-    // In-flight requests finish on close; new ones get 503 (Fastify's default, made explicit).
-    return503OnClosing: true,
+    // In-flight requests finish on close; requests still arriving on open keep-alive
+    // connections get 503 from the hook below, with the contract's body (Fastify's own has not).
+    return503OnClosing: false,
   }).withTypeProvider<ZodTypeProvider>();
 
   // Bodies are JSON only; anything else is 415 (CONTRACT §2), so drop Fastify's text parser.
@@ -42,8 +44,18 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
+  // Graceful close: requests in flight finish and their connections then close (otherwise an
+  // idle keep-alive connection holds close() up for keepAliveTimeout); new requests get 503.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async () => {
+    if (closing) throw new ServiceUnavailableError('The server is shutting down; retry the request');
+  });
   app.addHook('onSend', async (_request, reply) => {
     reply.header('API-Version', API_VERSION);
+    if (closing) reply.header('Connection', 'close');
   });
 
   await app.register(swagger, {

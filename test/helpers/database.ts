@@ -2,8 +2,13 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
 
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
 /** A new database for one test file, copied from the migrated template. Returns its URL. */
-export async function createTestDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function createTestDatabase(): Promise<TestDatabase> {
   const serverUrl = inject('databaseServerUrl');
   const template = inject('templateDatabase');
   const name = `pcs_test_${template.replace('pcs_template_', '')}_${randomBytes(6).toString('hex')}`;
