@@ -18,7 +18,7 @@ import { healthRoutes } from './modules/health/routes.js';
 import { organizationRoutes } from './modules/organizations/routes.js';
 import { tokenRoutes } from './modules/tokens/routes.js';
 import auth from './plugins/auth.js';
-import { registerErrorHandling } from './plugins/errors.js';
+import { frameworkErrors, registerErrorHandling } from './plugins/errors.js';
 import { logRedaction } from './plugins/logging.js';
 
 export const API_PREFIX = '/api';
@@ -37,6 +37,7 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
     // In-flight requests finish on close; requests still arriving on open keep-alive
     // connections get 503 from the hook below, with the contract's body (Fastify's own has not).
     return503OnClosing: false,
+    frameworkErrors,
   }).withTypeProvider<ZodTypeProvider>();
 
   // Bodies are JSON only; anything else is 415 (CONTRACT §2), so drop Fastify's text parser.

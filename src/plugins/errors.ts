@@ -89,6 +89,19 @@ export function sendError(reply: FastifyReply, body: ErrorBody): FastifyReply {
   return reply.code(body.statusCode).type('application/json; charset=utf-8').send(body);
 }
 
+/**
+ * Errors Fastify's router raises before any route or hook runs (Fastify's `frameworkErrors`
+ * option): an id longer than any real one is simply not found (CONTRACT §1); a URL that is
+ * not valid percent-encoding is a bad request.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const path = request.url.split('?')[0];
+  const body = error.code === 'FST_ERR_BAD_URL'
+    ? errorBody(400, `Malformed URL: ${path}`)
+    : errorBody(404, `Resource not found: ${path}`);
+  void sendError(reply, body);
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const body = toResponse(error, request);

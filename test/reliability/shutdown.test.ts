@@ -84,7 +84,7 @@ describe('SIGTERM under load', () => {
       while (loading) {
         const res = await fetch(`${base}/health`).catch(() => null);
         if (!res) break; // refused or closed: the server has stopped accepting
-        const body = await res.json();
+        const body = (await res.json()) as { statusCode?: number; error?: string };
         const contract503 = res.status === 503 && body.error === 'SERVICE_UNAVAILABLE' && body.statusCode === 503;
         if (res.status !== 200 && !contract503) background.push(`${res.status} ${JSON.stringify(body)}`);
       }
