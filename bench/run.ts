@@ -69,6 +69,7 @@ async function main() {
     DATABASE_URL: databaseUrl,
     DATA_DIR: workDir,
     JWT_SECRET: randomBytes(32).toString('hex'),
+    STORAGE_SIGNING_SECRET: randomBytes(32).toString('hex'),
     // Request logging is a deployment choice; the baseline logs nothing either.
     LOG_LEVEL: 'warn',
     ...RAISED_RATE_LIMITS,
