@@ -22,6 +22,8 @@ export interface LoadResult {
   p50Ms: number;
   p99Ms: number;
   peakRssMiB: number;
+  /** The server process's CPU time (user + system) per request: steadier than req/s on a shared machine. */
+  cpuMicrosPerRequest: number;
   /** Responses that were not 2xx, and socket errors/timeouts: any of these voids the run. */
   failures: number;
 }
@@ -31,6 +33,7 @@ const RSS_SAMPLE_MS = 100;
 export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const latencies: number[] = [];
   let peakRssKiB = residentKiB(spec.serverPid);
+  const cpuBefore = cpuMillis(spec.serverPid);
   const sampler = setInterval(() => {
     peakRssKiB = Math.max(peakRssKiB, residentKiB(spec.serverPid));
   }, RSS_SAMPLE_MS);
@@ -52,6 +55,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   });
   const result = await finished;
   clearInterval(sampler);
+  const cpuUsed = cpuMillis(spec.serverPid) - cpuBefore;
 
   latencies.sort((a, b) => a - b);
   return {
@@ -60,6 +64,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     p50Ms: percentile(latencies, 0.5),
     p99Ms: percentile(latencies, 0.99),
     peakRssMiB: peakRssKiB / 1024,
+    cpuMicrosPerRequest: (cpuUsed * 1000) / Math.max(1, result.requests.total),
     failures: result.non2xx + result.errors + result.timeouts,
   };
 }
@@ -67,6 +72,20 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+}
+
+/** Clock ticks per second of /proc/<pid>/stat; 100 on every Linux this runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** user + system CPU time of a process from /proc (Linux), in milliseconds. */
+function cpuMillis(pid: number): number {
+  try {
+    // Fields after the parenthesised command name; utime and stime are the 12th and 13th of them.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
 }
 
 /** VmRSS of a process from /proc (Linux), in KiB; 0 once it is gone. */

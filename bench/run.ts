@@ -51,7 +51,7 @@ async function main() {
   const workDir = mkdtempSync(path.join(os.tmpdir(), 'pcs-bench-'));
   cleanups.push(async () => rmSync(workDir, { recursive: true, force: true }));
 
-  const databaseUrl = await createDatabase(workDir);
+  const databaseUrl = await createDatabase();
   log('seeding 10,000 games' + (withScale ? ' (and 1,000 / 1,000,000 for the scale runs)' : ''));
   const config = loadConfig({ DATA_DIR: workDir, JWT_SECRET: 'x'.repeat(32) });
   const orgs = await seed(databaseUrl, config.auth.argon2, {
@@ -192,11 +192,14 @@ async function main() {
 }
 
 /** A fresh database for this run: on DATABASE_URL's server, or on an embedded PostgreSQL. */
-async function createDatabase(workDir: string): Promise<string> {
+async function createDatabase(): Promise<string> {
   let serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
     log('starting embedded PostgreSQL');
-    const embedded = await startEmbeddedPostgres({ dataDir: path.join(workDir, 'postgres'), port: await freePort() });
+    // A directory of its own: PostgreSQL may run as another user (see src/db/embedded.ts).
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pcs-bench-pg-'));
+    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+    const embedded = await startEmbeddedPostgres({ dataDir, port: await freePort() });
     cleanups.push(embedded.stop);
     serverUrl = embedded.serverUrl;
   }
@@ -256,6 +259,7 @@ function average(results: LoadResult[]): LoadResult {
     p50Ms: mean((r) => r.p50Ms),
     p99Ms: mean((r) => r.p99Ms),
     peakRssMiB: Math.max(...results.map((r) => r.peakRssMiB)),
+    cpuMicrosPerRequest: mean((r) => r.cpuMicrosPerRequest),
     failures: results.reduce((sum, r) => sum + r.failures, 0),
   };
 }
@@ -291,18 +295,19 @@ function printReport(report: { date: string; machine: Record<string, unknown>; s
     r.p50Ms.toFixed(2),
     r.p99Ms.toFixed(2),
     r.peakRssMiB.toFixed(0),
+    r.cpuMicrosPerRequest.toFixed(0),
     r.target === 'service' && report.ratios[r.scenario] !== undefined ? `${report.ratios[r.scenario]!.toFixed(2)}×` : '',
   ];
   const out = [
     '',
     `Benchmark ${report.date} on ${JSON.stringify(report.machine)}`,
     '',
-    line(['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MiB', 'service/baseline req/s']),
-    line(['---', '---', '---:', '---:', '---:', '---:', '---:']),
+    line(['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MiB', 'server CPU µs/req', 'service/baseline req/s']),
+    line(['---', '---', '---:', '---:', '---:', '---:', '---:', '---:']),
     ...report.scenarios.map((r) => line(fmt(r))),
   ];
   if (report.scale.length) {
-    out.push('', line(['scale scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MiB', '']), line(['---', '---', '---:', '---:', '---:', '---:', '']));
+    out.push('', line(['scale scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MiB', 'server CPU µs/req', '']), line(['---', '---', '---:', '---:', '---:', '---:', '---:', '']));
     out.push(...report.scale.map((r) => line(fmt(r))), '');
     for (const [name, value] of Object.entries(report.scaleRatios)) out.push(`${name}: ${value.toFixed(2)}×`);
   }
