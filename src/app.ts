@@ -1,5 +1,6 @@
 // Builds the Fastify instance (no listen): plugins, the /api route groups, OpenAPI and docs.
 // src/server.ts starts it; tests build it with app.inject or a port of their own.
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -19,6 +20,7 @@ import { tokenRoutes } from './modules/tokens/routes.js';
 import auth from './plugins/auth.js';
 import { registerErrorHandling } from './plugins/errors.js';
 import { logRedaction } from './plugins/logging.js';
+import rateLimits from './plugins/rate-limit.js';
 
 export const API_PREFIX = '/api';
 export const API_VERSION = '1';
@@ -27,6 +29,8 @@ const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export interface AppDependencies {
   db: Database;
+  /** The sliding rate-limit window's clock (ms since the epoch); Date.now unless a test moves it. */
+  now?: () => number;
 }
 
 export async function buildApp(config: Config, deps: AppDependencies): Promise<FastifyInstance> {
@@ -46,6 +50,7 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
     reply.header('API-Version', API_VERSION);
   });
 
+  await app.register(cookie);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -68,6 +73,8 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
 
   await app.register(
     async (api) => {
+      // Rate limits first: their hook resolves the caller (via auth) before auth's own hook runs.
+      await api.register(rateLimits, { config, now: deps.now });
       await api.register(auth, { config, db: deps.db });
       await api.register(healthRoutes, { db: deps.db });
       await api.register(authRoutes, { db: deps.db, config });

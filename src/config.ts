@@ -30,6 +30,34 @@ const envSchema = z.object({
     .transform((s) => s.split(',').map((o) => o.trim()).filter(Boolean)),
   COOKIE_SECURE: booleanFlag.optional(),
 
+  /** Fastify trustProxy: 'true', 'false', a hop count, or comma-separated proxy IPs/CIDRs. */
+  TRUST_PROXY: z.string().default('false'),
+  /** Plain HTTP is redirected (GET/HEAD) or refused; on by default when NODE_ENV=production. */
+  HTTPS_ENFORCE: booleanFlag.optional(),
+  HSTS_MAX_AGE_SECONDS: z.coerce.number().int().min(0).default(31_536_000),
+  /** PEM files: when both are set the server speaks HTTPS itself. */
+  TLS_CERT_FILE: z.string().min(1).optional(),
+  TLS_KEY_FILE: z.string().min(1).optional(),
+
+  /** Rate-limit counters live here when set (shared by every instance), else in memory. */
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
+  RATE_LIMIT_STANDARD_MAX: z.coerce.number().int().min(1).default(100),
+  RATE_LIMIT_STANDARD_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
+  RATE_LIMIT_SENSITIVE_MAX: z.coerce.number().int().min(1).default(20),
+  RATE_LIMIT_SENSITIVE_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
+  RATE_LIMIT_EXPORT_MAX: z.coerce.number().int().min(1).default(10),
+  RATE_LIMIT_EXPORT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(300),
+
+  /** OpenID Connect sign-in; the endpoints exist only when issuer, client id and secret are set. */
+  OIDC_ISSUER_URL: z.url().optional(),
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  /** Default: PUBLIC_URL + /api/auth/oidc/callback (register this URL at the provider). */
+  OIDC_REDIRECT_URL: z.url().optional(),
+  /** Where the browser goes after signing in. Default: the first WEB_APP_ORIGINS entry, else PUBLIC_URL. */
+  OIDC_POST_LOGIN_REDIRECT_URL: z.url().optional(),
+  OIDC_SCOPES: z.string().default('openid email profile'),
+
   /** argon2id cost (OWASP's recommended minimum by default: 19 MiB, 2 passes, 1 lane). */
   ARGON2_MEMORY_KIB: z.coerce.number().int().min(1024).default(19456),
   ARGON2_TIME_COST: z.coerce.number().int().min(1).default(2),
@@ -54,6 +82,29 @@ export interface Config {
     webAppOrigins: string[];
     argon2: { memoryCost: number; timeCost: number };
   };
+  http: {
+    trustProxy: boolean | number | string[];
+    httpsEnforced: boolean;
+    hstsMaxAgeSeconds: number;
+    tls: { certFile: string; keyFile: string } | null;
+  };
+  rateLimit: {
+    redisUrl: string | undefined;
+    tiers: Record<RateLimitTier, { max: number; windowSeconds: number }>;
+  };
+  /** Null when OpenID Connect sign-in is not configured. */
+  oidc: OidcConfig | null;
+}
+
+export type RateLimitTier = 'standard' | 'sensitive' | 'export';
+
+export interface OidcConfig {
+  issuerUrl: string;
+  clientId: string;
+  clientSecret: string;
+  redirectUrl: string;
+  postLoginRedirectUrl: string;
+  scopes: string;
 }
 
 export const SESSION_TTL_SECONDS = 7 * 24 * 60 * 60;
@@ -68,6 +119,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const env = parsed.data;
   if (env.NODE_ENV === 'production' && !env.JWT_SECRET) {
     throw new Error('Invalid configuration:\n  JWT_SECRET: required when NODE_ENV=production');
+  }
+  if (Boolean(env.TLS_CERT_FILE) !== Boolean(env.TLS_KEY_FILE)) {
+    throw new Error('Invalid configuration:\n  TLS_CERT_FILE, TLS_KEY_FILE: set both or neither');
   }
   const dataDir = path.resolve(env.DATA_DIR);
   const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
@@ -87,8 +141,52 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       webAppOrigins: env.WEB_APP_ORIGINS,
       argon2: { memoryCost: env.ARGON2_MEMORY_KIB, timeCost: env.ARGON2_TIME_COST },
     },
+    http: {
+      trustProxy: parseTrustProxy(env.TRUST_PROXY),
+      httpsEnforced: env.HTTPS_ENFORCE ?? env.NODE_ENV === 'production',
+      hstsMaxAgeSeconds: env.HSTS_MAX_AGE_SECONDS,
+      tls: env.TLS_CERT_FILE && env.TLS_KEY_FILE ? { certFile: env.TLS_CERT_FILE, keyFile: env.TLS_KEY_FILE } : null,
+    },
+    rateLimit: {
+      redisUrl: env.REDIS_URL,
+      tiers: {
+        standard: { max: env.RATE_LIMIT_STANDARD_MAX, windowSeconds: env.RATE_LIMIT_STANDARD_WINDOW_SECONDS },
+        sensitive: { max: env.RATE_LIMIT_SENSITIVE_MAX, windowSeconds: env.RATE_LIMIT_SENSITIVE_WINDOW_SECONDS },
+        export: { max: env.RATE_LIMIT_EXPORT_MAX, windowSeconds: env.RATE_LIMIT_EXPORT_WINDOW_SECONDS },
+      },
+    },
+    oidc: oidcConfig(env, publicUrl),
   };
 }
+
+function parseTrustProxy(value: string): boolean | number | string[] {
+  if (value === 'true' || value === 'false') return value === 'true';
+  if (/^\d+$/.test(value)) return Number(value);
+  return value.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+function oidcConfig(env: z.output<typeof envSchema>, publicUrl: string): OidcConfig | null {
+  const { OIDC_ISSUER_URL: issuerUrl, OIDC_CLIENT_ID: clientId, OIDC_CLIENT_SECRET: clientSecret } = env;
+  if (!issuerUrl && !clientId && !clientSecret) return null;
+  if (!issuerUrl || !clientId || !clientSecret) {
+    throw new Error('Invalid configuration:\n  OIDC_ISSUER_URL, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET: set all three or none');
+  }
+  // Plain HTTP would expose the client secret and the tokens; only a provider on this machine may use it.
+  const issuer = new URL(issuerUrl);
+  if (issuer.protocol !== 'https:' && !LOOPBACK_HOSTS.has(issuer.hostname)) {
+    throw new Error('Invalid configuration:\n  OIDC_ISSUER_URL: must be https (http only on loopback)');
+  }
+  return {
+    issuerUrl,
+    clientId,
+    clientSecret,
+    redirectUrl: env.OIDC_REDIRECT_URL ?? `${publicUrl}/api/auth/oidc/callback`,
+    postLoginRedirectUrl: env.OIDC_POST_LOGIN_REDIRECT_URL ?? env.WEB_APP_ORIGINS[0] ?? publicUrl,
+    scopes: env.OIDC_SCOPES,
+  };
+}
+
+export const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** Outside production a random secret is kept in DATA_DIR, so sessions survive a restart. */
 function persistentDevSecret(dataDir: string): string {

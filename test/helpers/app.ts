@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
-import { buildApp } from '../../src/app.js';
+import { type AppDependencies, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { createTestDatabase } from './database.js';
@@ -36,7 +36,28 @@ export const TEST_ENV: Record<string, string> = {
   ARGON2_MEMORY_KIB: '1024',
   ARGON2_TIME_COST: '1',
   PUBLIC_URL: 'http://localhost:3000',
+  // Test files sign up and call freely; test/rate-limit.test.ts sets the contract's limits.
+  RATE_LIMIT_STANDARD_MAX: '1000000',
+  RATE_LIMIT_SENSITIVE_MAX: '1000000',
+  RATE_LIMIT_EXPORT_MAX: '1000000',
 };
+
+type Requester = (caller: Caller | null) => {
+  get(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  delete(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  post(url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  patch(url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+};
+
+/** Dependencies of buildApp a test may replace (the database is always the test's own). */
+export type TestDependencies = Partial<Omit<AppDependencies, 'db'>>;
+
+/** Another app instance on the same database, as a second server behind a load balancer. */
+export interface TestInstance {
+  app: FastifyInstance;
+  as: Requester;
+  close(): Promise<void>;
+}
 
 export interface TestApp {
   app: FastifyInstance;
@@ -47,12 +68,9 @@ export interface TestApp {
   sql<T extends pg.QueryResultRow = Record<string, unknown>>(text: string, values?: unknown[]): Promise<T[]>;
   inject(options: InjectOptions): Promise<LightMyRequestResponse>;
   /** Shorthands that send JSON as `caller`. */
-  as(caller: Caller | null): {
-    get(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
-    delete(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
-    post(url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
-    patch(url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
-  };
+  as: Requester;
+  /** Starts a second instance of the app on this test's database; `env` overrides this one's. */
+  anotherInstance(env?: Record<string, string>, deps?: TestDependencies): Promise<TestInstance>;
   register(overrides?: Partial<{ email: string; password: string; name: string }>): Promise<RegisteredUser>;
   createToken(owner: Caller, scopes: string[], extra?: Record<string, unknown>): Promise<TokenCaller>;
   close(): Promise<void>;
@@ -60,16 +78,8 @@ export interface TestApp {
 
 let userCounter = 0;
 
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'pcs-test-data-'));
-  const config = loadConfig({ ...TEST_ENV, DATA_DIR: dataDir, DATABASE_URL: database.url, ...env });
-  const db = createDatabase(database.url, 5);
-  const app = await buildApp(config, { db });
-  await app.ready();
-  const pool = new pg.Pool({ connectionString: database.url, max: 2 });
-
-  const as: TestApp['as'] = (caller) => {
+function requester(app: FastifyInstance): Requester {
+  return (caller) => {
     const send = (method: InjectOptions['method'], url: string, body?: unknown, headers: Record<string, string> = {}) =>
       app.inject({
         method,
@@ -84,6 +94,20 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
       patch: (url, body, headers) => send('PATCH', url, body, headers),
     };
   };
+}
+
+export async function createTestApp(env: Record<string, string> = {}, deps: TestDependencies = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'pcs-test-data-'));
+  const configFor = (overrides: Record<string, string>) =>
+    loadConfig({ ...TEST_ENV, DATA_DIR: dataDir, DATABASE_URL: database.url, ...env, ...overrides });
+  const config = configFor({});
+  const db = createDatabase(database.url, 5);
+  const app = await buildApp(config, { db, ...deps });
+  await app.ready();
+  const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+  const as = requester(app);
+  const instances: TestInstance[] = [];
 
   return {
     app,
@@ -93,6 +117,21 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     sql: async (text, values) => (await pool.query(text, values)).rows,
     inject: (options) => app.inject(options),
     as,
+    async anotherInstance(overrides = {}, instanceDeps = deps) {
+      const instanceDb = createDatabase(database.url, 5);
+      const instanceApp = await buildApp(configFor(overrides), { db: instanceDb, ...instanceDeps });
+      await instanceApp.ready();
+      const instance: TestInstance = {
+        app: instanceApp,
+        as: requester(instanceApp),
+        close: async () => {
+          await instanceApp.close();
+          await instanceDb.$disconnect();
+        },
+      };
+      instances.push(instance);
+      return instance;
+    },
     async register(overrides = {}) {
       userCounter += 1;
       const input = {
@@ -121,6 +160,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
       return { id: body.id, token: body.token, organizationId: body.organizationId, headers: { authorization: `Bearer ${body.token}` } };
     },
     async close() {
+      for (const instance of instances) await instance.close();
       await app.close();
       await db.$disconnect();
       await pool.end();
