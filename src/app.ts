@@ -1,5 +1,6 @@
 // Builds the Fastify instance (no listen): plugins, the /api route groups, OpenAPI and docs.
 // src/server.ts starts it; tests build it with app.inject or a port of their own.
+import { readFileSync } from 'node:fs';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -18,7 +19,9 @@ import { healthRoutes } from './modules/health/routes.js';
 import { organizationRoutes } from './modules/organizations/routes.js';
 import { tokenRoutes } from './modules/tokens/routes.js';
 import auth from './plugins/auth.js';
+import browserSecurity from './plugins/browser-security.js';
 import { registerErrorHandling } from './plugins/errors.js';
+import https from './plugins/https.js';
 import { logRedaction } from './plugins/logging.js';
 import rateLimits from './plugins/rate-limit.js';
 
@@ -35,6 +38,9 @@ export interface AppDependencies {
 
 export async function buildApp(config: Config, deps: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
+    // An HTTPS server when TLS files are configured; typed as the HTTP one, as it is used the same way.
+    ...((config.http.tls ? { https: readTlsFiles(config.http.tls) } : {}) as Record<never, never>),
+    trustProxy: config.http.trustProxy,
     logger: { level: config.logLevel, redact: logRedaction },
     bodyLimit: BODY_LIMIT_BYTES,
     // In-flight requests finish on close; new ones get 503 (Fastify's default, made explicit).
@@ -50,6 +56,9 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
     reply.header('API-Version', API_VERSION);
   });
 
+  // First: a plain-HTTP request is answered before anything else runs.
+  await app.register(https, { config });
+  await app.register(browserSecurity, { config });
   await app.register(cookie);
   await app.register(swagger, {
     openapi: {
@@ -85,7 +94,17 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
     },
     { prefix: API_PREFIX },
   );
-  await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs` });
+  await app.register(swaggerUi, {
+    routePrefix: `${API_PREFIX}/docs`,
+    // The page's own CSP (its scripts and styles by hash), in place of the API's; without
+    // upgrade-insecure-requests, which would break the page on a plain-HTTP development server.
+    staticCSP: true,
+    transformStaticCSP: (header) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
+  });
 
   return app;
+}
+
+function readTlsFiles(tls: { certFile: string; keyFile: string }) {
+  return { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) };
 }

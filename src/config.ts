@@ -30,7 +30,7 @@ const envSchema = z.object({
     .transform((s) => s.split(',').map((o) => o.trim()).filter(Boolean)),
   COOKIE_SECURE: booleanFlag.optional(),
 
-  /** Fastify trustProxy: 'true', 'false', a hop count, or comma-separated proxy IPs/CIDRs. */
+  /** Which proxies' X-Forwarded-* headers to believe: 'true' (all), 'false', or comma-separated IPs/CIDRs. */
   TRUST_PROXY: z.string().default('false'),
   /** Plain HTTP is redirected (GET/HEAD) or refused; on by default when NODE_ENV=production. */
   HTTPS_ENFORCE: booleanFlag.optional(),
@@ -83,7 +83,7 @@ export interface Config {
     argon2: { memoryCost: number; timeCost: number };
   };
   http: {
-    trustProxy: boolean | number | string[];
+    trustProxy: boolean | string[];
     httpsEnforced: boolean;
     hstsMaxAgeSeconds: number;
     tls: { certFile: string; keyFile: string } | null;
@@ -159,9 +159,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   };
 }
 
-function parseTrustProxy(value: string): boolean | number | string[] {
+function parseTrustProxy(value: string): boolean | string[] {
   if (value === 'true' || value === 'false') return value === 'true';
-  if (/^\d+$/.test(value)) return Number(value);
   return value.split(',').map((s) => s.trim()).filter(Boolean);
 }
 
