@@ -5,6 +5,7 @@ import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
 import {
   jsonSchemaTransform,
   serializerCompiler,
@@ -22,7 +23,7 @@ import auth from './plugins/auth.js';
 import browserSecurity from './plugins/browser-security.js';
 import { registerErrorHandling } from './plugins/errors.js';
 import https from './plugins/https.js';
-import { logRedaction } from './plugins/logging.js';
+import { logRedaction, logSerializers } from './plugins/logging.js';
 import rateLimits from './plugins/rate-limit.js';
 
 export const API_PREFIX = '/api';
@@ -34,6 +35,8 @@ export interface AppDependencies {
   db: Database;
   /** The sliding rate-limit window's clock (ms since the epoch); Date.now unless a test moves it. */
   now?: () => number;
+  /** Where log lines go (default stdout); tests read them. */
+  logStream?: DestinationStream;
 }
 
 export async function buildApp(config: Config, deps: AppDependencies): Promise<FastifyInstance> {
@@ -41,7 +44,7 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
     // An HTTPS server when TLS files are configured; typed as the HTTP one, as it is used the same way.
     ...((config.http.tls ? { https: readTlsFiles(config.http.tls) } : {}) as Record<never, never>),
     trustProxy: config.http.trustProxy,
-    logger: { level: config.logLevel, redact: logRedaction },
+    logger: { level: config.logLevel, redact: logRedaction, serializers: logSerializers, ...(deps.logStream && { stream: deps.logStream }) },
     bodyLimit: BODY_LIMIT_BYTES,
     // In-flight requests finish on close; new ones get 503 (Fastify's default, made explicit).
     return503OnClosing: true,
