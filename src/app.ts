@@ -1,5 +1,6 @@
 // Builds the Fastify instance (no listen): plugins, the /api route groups, OpenAPI and docs.
 // src/server.ts starts it; tests build it with app.inject or a port of their own.
+import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
@@ -17,6 +18,7 @@ import type { Database } from './db/client.js';
 import { authRoutes } from './modules/auth/routes.js';
 import { gameRoutes } from './modules/games/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
+import { oidcRoutes } from './modules/oidc/routes.js';
 import { organizationRoutes } from './modules/organizations/routes.js';
 import { tokenRoutes } from './modules/tokens/routes.js';
 import auth from './plugins/auth.js';
@@ -62,7 +64,8 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
   // First: a plain-HTTP request is answered before anything else runs.
   await app.register(https, { config });
   await app.register(browserSecurity, { config });
-  await app.register(cookie);
+  // Signed cookies (the OpenID Connect sign-in attempt) use a key derived from the JWT secret.
+  await app.register(cookie, { secret: createHmac('sha256', config.auth.jwtSecret).update('cookie-signing').digest() });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -90,6 +93,7 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
       await api.register(auth, { config, db: deps.db });
       await api.register(healthRoutes, { db: deps.db });
       await api.register(authRoutes, { db: deps.db, config });
+      if (config.oidc) await api.register(oidcRoutes, { db: deps.db, config, oidc: config.oidc });
       await api.register(organizationRoutes, { db: deps.db });
       await api.register(tokenRoutes, { db: deps.db });
       await api.register(gameRoutes, { db: deps.db });
