@@ -20,6 +20,7 @@ import { gameRoutes } from './modules/games/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
 import { oidcRoutes } from './modules/oidc/routes.js';
 import { organizationRoutes } from './modules/organizations/routes.js';
+import { assetRoutes } from './modules/assets/routes.js';
 import { tokenRoutes } from './modules/tokens/routes.js';
 import auth from './plugins/auth.js';
 import browserSecurity from './plugins/browser-security.js';
@@ -27,6 +28,10 @@ import { registerErrorHandling } from './plugins/errors.js';
 import https from './plugins/https.js';
 import { logRedaction, logSerializers } from './plugins/logging.js';
 import rateLimits from './plugins/rate-limit.js';
+import { createObjectStore } from './storage/index.js';
+import { isLocalStore } from './storage/local.js';
+import { localObjectRoutes } from './storage/local-routes.js';
+import type { ObjectStore } from './storage/types.js';
 
 export const API_PREFIX = '/api';
 export const API_VERSION = '1';
@@ -39,6 +44,8 @@ export interface AppDependencies {
   now?: () => number;
   /** Where log lines go (default stdout); tests read them. */
   logStream?: DestinationStream;
+  /** The object store; by default the one config chooses (src/storage/index.ts). */
+  store?: ObjectStore;
 }
 
 export async function buildApp(config: Config, deps: AppDependencies): Promise<FastifyInstance> {
@@ -51,6 +58,7 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
     // In-flight requests finish on close; new ones get 503 (Fastify's default, made explicit).
     return503OnClosing: true,
   }).withTypeProvider<ZodTypeProvider>();
+  const store = deps.store ?? createObjectStore(config);
 
   // Bodies are JSON only; anything else is 415 (CONTRACT §2), so drop Fastify's text parser.
   app.removeContentTypeParser('text/plain');
@@ -91,12 +99,13 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
       // Rate limits first: their hook resolves the caller (via auth) before auth's own hook runs.
       await api.register(rateLimits, { config, now: deps.now });
       await api.register(auth, { config, db: deps.db });
-      await api.register(healthRoutes, { db: deps.db });
+      await api.register(healthRoutes, { db: deps.db, checks: { objectStore: () => store.check() } });
       await api.register(authRoutes, { db: deps.db, config });
       if (config.oidc) await api.register(oidcRoutes, { db: deps.db, config, oidc: config.oidc });
       await api.register(organizationRoutes, { db: deps.db });
       await api.register(tokenRoutes, { db: deps.db });
       await api.register(gameRoutes, { db: deps.db });
+      await api.register(assetRoutes, { db: deps.db, store, config });
       api.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: API_PREFIX },
@@ -108,6 +117,8 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
     staticCSP: true,
     transformStaticCSP: (header) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
   });
+  // The local store's signed URLs: outside /api, authorized by their signature alone.
+  if (isLocalStore(store)) await app.register(localObjectRoutes, { store });
 
   return app;
 }

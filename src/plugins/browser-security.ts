@@ -23,7 +23,8 @@ async function browserSecurityPlugin(app: FastifyInstance, { config }: { config:
     // No configured origin: no cross-origin reads at all.
     origin: config.auth.webAppOrigins,
     credentials: true,
-    methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
+    // PUT: browser uploads to the local store's signed URLs.
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
     allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
     exposedHeaders: EXPOSED_HEADERS,
     maxAge: PREFLIGHT_MAX_AGE_SECONDS,
