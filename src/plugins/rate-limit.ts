@@ -4,7 +4,7 @@
 // or else the client IP (including requests whose credentials are refused).
 // @fastify/rate-limit sets the headers and refuses with 429; the counters are in
 // rate-limit-stores.ts (memory, or Redis when REDIS_URL is set).
-import rateLimit, { normalizeIP } from '@fastify/rate-limit';
+import rateLimit, { normalizeIP, type RateLimitOptions } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
@@ -24,7 +24,7 @@ const STRATEGY: Record<RateLimitTier, WindowStrategy> = { standard: 'fixed', sen
 /** Redis commands give up quickly: a missing Redis must not stall requests (we fail open). */
 const REDIS_COMMAND_TIMEOUT_MS = 500;
 
-export interface RateLimitOptions {
+export interface RateLimitPluginOptions {
   config: Config;
   /** The clock of the sliding window (ms since the epoch); tests move it by hand. */
   now?: () => number;
@@ -37,7 +37,7 @@ function callerKey(request: FastifyRequest): string {
   return `ip:${normalizeIP(request.ip)}`;
 }
 
-async function rateLimitPlugin(app: FastifyInstance, { config, now = Date.now }: RateLimitOptions) {
+async function rateLimitPlugin(app: FastifyInstance, { config, now = Date.now }: RateLimitPluginOptions) {
   const redis = config.rateLimit.redisUrl ? await connectRedis(app, config.rateLimit.redisUrl) : undefined;
 
   await app.register(rateLimit, {
@@ -49,7 +49,7 @@ async function rateLimitPlugin(app: FastifyInstance, { config, now = Date.now }:
 
   const limiters = Object.fromEntries(
     Object.entries(config.rateLimit.tiers).map(([tier, { max, windowSeconds }]) => {
-      const limiter = app.rateLimit({
+      const options: RateLimitOptions & { strategy: WindowStrategy } = {
         max,
         timeWindow: windowSeconds * 1000,
         keyGenerator: (request) => `${tier}:${callerKey(request)}`,
@@ -57,9 +57,9 @@ async function rateLimitPlugin(app: FastifyInstance, { config, now = Date.now }:
           new RateLimitError(
             `Rate limit exceeded: ${max} requests per ${windowSeconds} s (${tier} tier). Retry in ${Math.ceil(context.ttl / 1000)} s`,
           ),
-        // Read by the tier store's child() to pick the window.
-        ...{ strategy: STRATEGY[tier as RateLimitTier] },
-      });
+        strategy: STRATEGY[tier as RateLimitTier], // read by the tier store's child() to pick the window
+      };
+      const limiter = app.rateLimit(options);
       return [tier, (request: FastifyRequest, reply: FastifyReply) => limiter.call(app, request, reply)];
     }),
   ) as Record<RateLimitTier, (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>>;
