@@ -17,7 +17,8 @@ import { healthRoutes } from './modules/health/routes.js';
 import { organizationRoutes } from './modules/organizations/routes.js';
 import { tokenRoutes } from './modules/tokens/routes.js';
 import auth from './plugins/auth.js';
-import { registerErrorHandling } from './plugins/errors.js';
+import { frameworkErrors, registerErrorHandling } from './plugins/errors.js';
+import { registerJsonBodyParsing } from './plugins/json-body.js';
 import { logRedaction } from './plugins/logging.js';
 
 export const API_PREFIX = '/api';
@@ -35,10 +36,11 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
     bodyLimit: BODY_LIMIT_BYTES,
     // In-flight requests finish on close; new ones get 503 (Fastify's default, made explicit).
     return503OnClosing: true,
+    // Errors the router raises before any route runs (bad URL encoding, over-long id).
+    frameworkErrors,
   }).withTypeProvider<ZodTypeProvider>();
 
-  // Bodies are JSON only; anything else is 415 (CONTRACT §2), so drop Fastify's text parser.
-  app.removeContentTypeParser('text/plain');
+  registerJsonBodyParsing(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);

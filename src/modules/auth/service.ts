@@ -22,13 +22,20 @@ export function createAuthService(db: Database, config: Config) {
   return {
     async register(input: { email: string; password: string; name: string }) {
       const passwordHash = await argon2.hash(input.password, hashOptions);
-      const user = await uniqueOr409(
-        db.user.create({ data: { email: input.email, name: input.name, passwordHash } }),
+      // One nested write, so a user never exists without their first organization.
+      const { memberships, ...user } = await uniqueOr409(
+        db.user.create({
+          data: {
+            email: input.email,
+            name: input.name,
+            passwordHash,
+            memberships: { create: { role: 'owner', organization: { create: { name: `${input.name}'s organization` } } } },
+          },
+          include: { memberships: { include: { organization: true } } },
+        }),
         'An account with this e-mail already exists',
       );
-      const organization = await db.organization.create({
-        data: { name: `${input.name}'s organization`, memberships: { create: { userId: user.id, role: 'owner' } } },
-      });
+      const organization = memberships[0]!.organization;
       return { user, organization, session: await startSession(user.id) };
     },
 
