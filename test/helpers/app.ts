@@ -1,5 +1,5 @@
 // Builds the real app on a fresh database and hands back callers, so that tests read like the
-// contract they check: `const alice = await t.register(); await t.api(alice).get('/games')`.
+// contract they check: `const alice = await t.register(); await t.as(alice).get('/games')`.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { createTestDatabase } from './database.js';
+import { decodeJwt, signJwt } from './jwt.js';
 
 export interface Caller {
   /** Headers that authenticate as this caller. */
@@ -55,8 +56,17 @@ export interface TestApp {
   };
   register(overrides?: Partial<{ email: string; password: string; name: string }>): Promise<RegisteredUser>;
   createToken(owner: Caller, scopes: string[], extra?: Record<string, unknown>): Promise<TokenCaller>;
+  /** Makes `user` a member of `organizationId` with `role` (as `owner`, an owner there). */
+  addMember(owner: Caller, organizationId: string, user: RegisteredUser, role: 'owner' | 'admin' | 'member'): Promise<void>;
+  /** The same session as `user`, but with a JWT issued `ageSeconds` ago (for refresh tests). */
+  agedSession(user: RegisteredUser, ageSeconds: number): Caller & { jwt: string };
+  /** Row counts of every table, to prove that a refused request changed nothing. */
+  rowCounts(): Promise<Record<string, number>>;
   close(): Promise<void>;
 }
+
+/** Every table of the schema (not the migrations bookkeeping). */
+const TABLES = ['users', 'organizations', 'memberships', 'sessions', 'api_tokens', 'games', 'assets', 'variants', 'variant_assets', 'exports'];
 
 let userCounter = 0;
 
@@ -119,6 +129,22 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
       if (res.statusCode !== 201) throw new Error(`token creation failed: ${res.statusCode} ${res.body}`);
       const body = res.json();
       return { id: body.id, token: body.token, organizationId: body.organizationId, headers: { authorization: `Bearer ${body.token}` } };
+    },
+    async addMember(owner, organizationId, user, role) {
+      const res = await as(owner).post(`/organizations/${organizationId}/members`, { email: user.user.email, role });
+      if (res.statusCode !== 201) throw new Error(`adding a member failed: ${res.statusCode} ${res.body}`);
+    },
+    agedSession(user, ageSeconds) {
+      const { sub, sid } = decodeJwt(user.cookie);
+      const iat = Math.floor(Date.now() / 1000) - ageSeconds;
+      const jwt = signJwt({ sub, sid, iat, exp: iat + config.auth.sessionTtlSeconds }, config.auth.jwtSecret);
+      return { jwt, headers: { cookie: `session=${jwt}` } };
+    },
+    async rowCounts() {
+      const [row] = (
+        await pool.query(`SELECT ${TABLES.map((table) => `(SELECT count(*)::int FROM ${table}) AS ${table}`).join(', ')}`)
+      ).rows;
+      return row as Record<string, number>;
     },
     async close() {
       await app.close();
