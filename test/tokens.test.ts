@@ -124,7 +124,7 @@ describe('POST /tokens', () => {
     const user = await t.register();
     await t.addMember(owner, owner.organization.id, user, 'admin');
     const error = expectError(await t.as(user).post('/tokens', { name: 'x', scopes: ['games:read'] }), 400, 'VALIDATION_ERROR');
-    expect(error.details?.[0]?.path).toBe('organizationId');
+    expect(error.details?.[0]?.path).toBe('body.organizationId');
   });
 });
 
