@@ -30,6 +30,13 @@ export async function createTestDatabase(): Promise<{ url: string; drop: () => P
     drop: async () => {
       const client = new pg.Client({ connectionString: serverUrl });
       await client.connect();
+      // pg's pool.end() resolves before its connections have closed; a forced drop would cut
+      // them mid-goodbye and surface as an unhandled error. Give them a moment first.
+      for (let attempt = 0; attempt < 50; attempt++) {
+        const { rows } = await client.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+        if (rows[0].n === 0) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
       await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
       await client.end();
     },
