@@ -36,8 +36,9 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
     bodyLimit: BODY_LIMIT_BYTES,
     // In-flight requests finish on close; new ones get 503 (Fastify's default, made explicit).
     return503OnClosing: true,
-    // Errors the router raises before any route runs (bad URL encoding, over-long id).
-    frameworkErrors,
+    // Errors the router raises before any route runs (bad URL encoding, over-long id). Hooks
+    // do not run for them, hence the header here.
+    frameworkErrors: (error, request, reply) => frameworkErrors(error, request, reply.header('API-Version', API_VERSION)),
   }).withTypeProvider<ZodTypeProvider>();
 
   registerJsonBodyParsing(app);

@@ -70,12 +70,20 @@ const TABLES = ['users', 'organizations', 'memberships', 'sessions', 'api_tokens
 
 let userCounter = 0;
 
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  /** Adds routes or hooks to the app before it is ready (e.g. a route that throws). */
+  extend?: (app: FastifyInstance) => void;
+  /** Points the app's database client elsewhere (e.g. at a closed port); t.sql still uses the test database. */
+  appDatabaseUrl?: string;
+}
+
+export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'pcs-test-data-'));
   const config = loadConfig({ ...TEST_ENV, DATA_DIR: dataDir, DATABASE_URL: database.url, ...env });
-  const db = createDatabase(database.url, 5);
+  const db = createDatabase(options.appDatabaseUrl ?? database.url, 5);
   const app = await buildApp(config, { db });
+  options.extend?.(app);
   await app.ready();
   const pool = new pg.Pool({ connectionString: database.url, max: 2 });
 
