@@ -44,10 +44,6 @@ const memberRequests = (): Request[] => [
   ['delete', `/organizations/${alice.organization.id}/members/${alice.user.id}`],
 ];
 
-async function send(caller: Caller, [method, url, body]: Request) {
-  return method === 'get' || method === 'delete' ? t.as(caller)[method](url) : t.as(caller)[method](url, body);
-}
-
 describe.each([
   ['a session user', () => bob as Caller],
   ['an API token with every scope', () => bobToken as Caller],
@@ -55,9 +51,8 @@ describe.each([
   it('is 404 on every endpoint that names it, and nothing changes', async () => {
     const before = await t.rowCounts();
     const requests = caller() === bob ? [...requestsByIdOrOrganization(), ...memberRequests()] : requestsByIdOrOrganization();
-    for (const request of requests) {
-      const res = await send(caller(), request);
-      expectError(res, 404, 'RESOURCE_NOT_FOUND');
+    for (const [method, url, body] of requests) {
+      expectError(await t.as(caller()).send(method, url, body), 404, 'RESOURCE_NOT_FOUND');
     }
     expect(await t.rowCounts()).toEqual(before);
     expect((await t.as(alice).get(`/games/${aliceGame.id}`)).json()).toMatchObject({ name: 'Alice only' });

@@ -93,8 +93,8 @@ it('starts with no DATABASE_URL, stops cleanly on SIGTERM and keeps its data acr
   const login = await post(`${second.base}/auth/login`, { email: account.email, password: account.password });
   expect(login.status).toBe(200);
   // The session from before the restart is still valid (its key is kept in DATA_DIR too).
-  const games = await (await fetch(`${second.base}/games`, { headers: { cookie } })).json();
-  expect(games.data.map((g: { name: string }) => g.name)).toEqual(['Kept']);
+  const games = (await (await fetch(`${second.base}/games`, { headers: { cookie } })).json()) as { data: Array<{ name: string }> };
+  expect(games.data.map((g) => g.name)).toEqual(['Kept']);
   expect(await stop(second.process)).toBe(0);
   expect(await isListening(postgresPort)).toBe(false);
 }, 150_000);

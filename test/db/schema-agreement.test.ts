@@ -10,7 +10,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../helpers/database.js';
 
-type Datamodel = Awaited<ReturnType<typeof getDMMF>>['datamodel'];
+type Document = Exclude<ReturnType<typeof getDMMF>, { type: string }>;
+type Datamodel = Document['datamodel'];
 type Model = Datamodel['models'][number];
 type Field = Model['fields'][number];
 
@@ -20,7 +21,9 @@ let drop: () => Promise<void>;
 
 beforeAll(async () => {
   const schema = readFileSync(path.resolve(import.meta.dirname, '../../prisma/schema.prisma'), 'utf8');
-  datamodel = (await getDMMF({ datamodel: schema })).datamodel;
+  const parsed = getDMMF({ datamodel: schema });
+  if ('reason' in parsed) throw new Error(`prisma/schema.prisma does not parse: ${parsed.reason}`, { cause: parsed.error });
+  datamodel = parsed.datamodel;
   const database = await createTestDatabase();
   drop = database.drop;
   client = new pg.Client({ connectionString: database.url });

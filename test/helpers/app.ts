@@ -53,6 +53,8 @@ export interface TestApp {
     delete(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
     post(url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
     patch(url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+    /** Any method, for tests that walk a table of endpoints. */
+    send(method: 'get' | 'post' | 'patch' | 'delete', url: string, body?: unknown): Promise<LightMyRequestResponse>;
   };
   register(overrides?: Partial<{ email: string; password: string; name: string }>): Promise<RegisteredUser>;
   createToken(owner: Caller, scopes: string[], extra?: Record<string, unknown>): Promise<TokenCaller>;
@@ -100,6 +102,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
       delete: (url, headers) => send('DELETE', url, undefined, headers),
       post: (url, body, headers) => send('POST', url, body, headers),
       patch: (url, body, headers) => send('PATCH', url, body, headers),
+      send: (method, url, body) => send(method.toUpperCase() as InjectOptions['method'], url, body),
     };
   };
 
