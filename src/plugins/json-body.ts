@@ -3,24 +3,25 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ValidationError } from '../errors.js';
 
-/** Whether a parsed JSON value or query object holds a string (or key) with a NUL character. */
-function containsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(containsNul);
+/** The path of the first string (or key) holding a NUL character in a parsed value, or null. */
+function pathOfNul(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
   if (value && typeof value === 'object') {
-    return Object.entries(value).some(([key, item]) => key.includes('\u0000') || containsNul(item));
+    for (const [key, item] of Object.entries(value)) {
+      const found = key.includes('\u0000') ? path : pathOfNul(item, `${path}.${key}`);
+      if (found) return found;
+    }
   }
-  return false;
+  return null;
 }
 
 /** PostgreSQL text and jsonb cannot hold NUL, so such input is refused before it reaches a query. */
 async function rejectNulCharacters(request: FastifyRequest): Promise<void> {
-  for (const [where, value] of [['body', request.body], ['querystring', request.query]] as const) {
-    if (containsNul(value)) {
-      throw new ValidationError(`Invalid request: ${where} must not contain the NUL character`, [
-        { path: where, message: 'must not contain the NUL character' },
-      ]);
-    }
+  const path = pathOfNul(request.body, 'body') ?? pathOfNul(request.query, 'querystring');
+  if (path) {
+    throw new ValidationError(`Invalid request: ${path}: must not contain the NUL character`, [
+      { path, message: 'must not contain the NUL character' },
+    ]);
   }
 }
 
