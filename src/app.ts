@@ -24,8 +24,9 @@ import { assetRoutes } from './modules/assets/routes.js';
 import { tokenRoutes } from './modules/tokens/routes.js';
 import auth from './plugins/auth.js';
 import browserSecurity from './plugins/browser-security.js';
-import { registerErrorHandling } from './plugins/errors.js';
+import { frameworkErrors, registerErrorHandling } from './plugins/errors.js';
 import https from './plugins/https.js';
+import { registerJsonBodyParsing } from './plugins/json-body.js';
 import { logRedaction, logSerializers } from './plugins/logging.js';
 import rateLimits from './plugins/rate-limit.js';
 import { createObjectStore } from './storage/index.js';
@@ -40,7 +41,7 @@ const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export interface AppDependencies {
   db: Database;
-  /** The sliding rate-limit window's clock (ms since the epoch); Date.now unless a test moves it. */
+  /** The clock (ms since the epoch) of the sliding rate-limit window and of the local store's URL expiry; Date.now unless a test moves it. */
   now?: () => number;
   /** Where log lines go (default stdout); tests read them. */
   logStream?: DestinationStream;
@@ -57,11 +58,13 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
     bodyLimit: BODY_LIMIT_BYTES,
     // In-flight requests finish on close; new ones get 503 (Fastify's default, made explicit).
     return503OnClosing: true,
+    // Errors the router raises before any route runs (bad URL encoding, over-long id). Hooks
+    // do not run for them, hence the header here.
+    frameworkErrors: (error, request, reply) => frameworkErrors(error, request, reply.header('API-Version', API_VERSION)),
   }).withTypeProvider<ZodTypeProvider>();
-  const store = deps.store ?? createObjectStore(config);
+  const store = deps.store ?? createObjectStore(config, { now: deps.now });
 
-  // Bodies are JSON only; anything else is 415 (CONTRACT §2), so drop Fastify's text parser.
-  app.removeContentTypeParser('text/plain');
+  registerJsonBodyParsing(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);

@@ -59,7 +59,7 @@ declare module '@fastify/jwt' {
   }
 }
 
-export const SESSION_COOKIE = 'session';
+const SESSION_COOKIE = 'session';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** lastUsedAt is precise to this much, which spares a write on most requests. */
 const LAST_USED_PRECISION_MS = 60_000;
@@ -89,13 +89,24 @@ async function authPlugin(app: FastifyInstance, opts: { config: Config; db: Data
     verify: { algorithms: ['HS256'] },
   });
   app.decorateRequest('caller', null);
-  app.decorate('sessionCookieOptions', cookieOptions);
+
+  // `Secure` when the service is configured for HTTPS or this request came over it.
+  const cookieOptionsFor = (reply: FastifyReply): SessionCookieOptions => ({
+    ...cookieOptions,
+    secure: cookieOptions.secure || reply.request.protocol === 'https',
+  });
 
   /** Issues a session JWT for the session row and puts it in the cookie. */
   app.decorate('issueSessionCookie', (reply: FastifyReply, claims: SessionClaims) => {
     const token = app.jwt.sign({ sub: claims.sub, sid: claims.sid });
-    reply.setCookie(SESSION_COOKIE, token, cookieOptions);
+    reply.setCookie(SESSION_COOKIE, token, cookieOptionsFor(reply));
     return token;
+  });
+
+  /** Tells the browser to drop the cookie (same attributes, so it matches the one it has). */
+  app.decorate('clearSessionCookie', (reply: FastifyReply) => {
+    const { maxAge: _maxAge, ...attributes } = cookieOptionsFor(reply);
+    reply.clearCookie(SESSION_COOKIE, attributes);
   });
 
   async function fromApiToken(secret: string): Promise<Caller> {
@@ -172,9 +183,7 @@ async function authPlugin(app: FastifyInstance, opts: { config: Config; db: Data
     if (viaCookie && !SAFE_METHODS.has(request.method) && origin && !allowedOrigins.has(origin)) {
       throw new ForbiddenError(`Cross-origin request from ${origin} refused`);
     }
-    if (request.routeOptions.config.auth === 'session' && request.caller.kind !== 'session') {
-      sessionOf(request);
-    }
+    if (request.routeOptions.config.auth === 'session') sessionOf(request);
   }
 
   // Once per request: the rate limiter resolves the caller first to pick its counter
@@ -189,15 +198,17 @@ async function authPlugin(app: FastifyInstance, opts: { config: Config; db: Data
     return attempt;
   });
   app.addHook('onRequest', (request, reply) => app.authenticate(request, reply));
-  app.addHook('preHandler', requireDeclaredScope);
+  // Permissions are checked before the body is even parsed: a caller without the scope gets
+  // 403 whatever it sends.
+  app.addHook('onRequest', requireDeclaredScope);
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
-    sessionCookieOptions: SessionCookieOptions;
     issueSessionCookie(reply: FastifyReply, claims: SessionClaims): string;
     /** Sets request.caller (or fails) once per request, however often it is called. */
     authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+    clearSessionCookie(reply: FastifyReply): void;
   }
 }
 

@@ -85,6 +85,21 @@ export function sendError(reply: FastifyReply, body: ErrorBody): FastifyReply {
   return reply.code(body.statusCode).type('application/json; charset=utf-8').send(body);
 }
 
+/**
+ * Fastify's `frameworkErrors` option: errors of the router, before a route is chosen. A path
+ * parameter too long for the router is an id that cannot exist (404, CONTRACT §1); a URL
+ * that cannot be decoded is a bad request.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const body =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? errorBody(404, 'Resource not found')
+      : error.code === 'FST_ERR_BAD_URL'
+        ? errorBody(400, 'The URL is not correctly encoded')
+        : toResponse(error, request);
+  return sendError(reply, body);
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const body = toResponse(error, request);

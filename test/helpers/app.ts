@@ -1,5 +1,5 @@
 // Builds the real app on a fresh database and hands back callers, so that tests read like the
-// contract they check: `const alice = await t.register(); await t.api(alice).get('/games')`.
+// contract they check: `const alice = await t.register(); await t.as(alice).get('/games')`.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,6 +12,7 @@ import { createObjectStore } from '../../src/storage/index.js';
 import type { ObjectStore } from '../../src/storage/types.js';
 import { freePort } from '../global-setup.js';
 import { createTestDatabase } from './database.js';
+import { decodeJwt, signJwt } from './jwt.js';
 
 export interface Caller {
   /** Headers that authenticate as this caller. */
@@ -50,6 +51,8 @@ type Requester = (caller: Caller | null) => {
   delete(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   post(url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   patch(url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  /** Any method, for tests that walk a table of endpoints. */
+  send(method: 'get' | 'post' | 'patch' | 'delete', url: string, body?: unknown): Promise<LightMyRequestResponse>;
 };
 
 /** Dependencies of buildApp a test may replace (the database is always the test's own). */
@@ -94,6 +97,12 @@ export interface TestApp {
   anotherInstance(env?: Record<string, string>, deps?: TestDependencies): Promise<TestInstance>;
   register(overrides?: Partial<{ email: string; password: string; name: string }>): Promise<RegisteredUser>;
   createToken(owner: Caller, scopes: string[], extra?: Record<string, unknown>): Promise<TokenCaller>;
+  /** Makes `user` a member of `organizationId` with `role` (as `owner`, an owner there). */
+  addMember(owner: Caller, organizationId: string, user: RegisteredUser, role: 'owner' | 'admin' | 'member'): Promise<void>;
+  /** The same session as `user`, but with a JWT issued `ageSeconds` ago (for refresh tests). */
+  agedSession(user: RegisteredUser, ageSeconds: number): Caller & { jwt: string };
+  /** Row counts of every table, to prove that a refused request changed nothing. */
+  rowCounts(): Promise<Record<string, number>>;
   /**
    * Sends a request to a URL the store issued (upload or download), with no service credentials:
    * over the network, or through app.inject for the local store of an app that does not listen.
@@ -104,9 +113,16 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** Every table of the schema (not the migrations bookkeeping). */
+const TABLES = ['users', 'user_identities', 'organizations', 'memberships', 'sessions', 'api_tokens', 'games', 'assets', 'variants', 'variant_assets', 'exports'];
+
 export interface TestAppOptions extends TestDependencies {
   /** Listen on a free port, PUBLIC_URL pointing at it, so signed URLs work over real HTTP. */
   listen?: boolean;
+  /** Adds routes or hooks to the app before it is ready (e.g. a route that throws). */
+  extend?: (app: FastifyInstance) => void;
+  /** Points the app's database client elsewhere (e.g. at a closed port); t.sql still uses the test database. */
+  appDatabaseUrl?: string;
 }
 
 let userCounter = 0;
@@ -125,12 +141,13 @@ function requester(app: FastifyInstance): Requester {
       delete: (url, headers) => send('DELETE', url, undefined, headers),
       post: (url, body, headers) => send('POST', url, body, headers),
       patch: (url, body, headers) => send('PATCH', url, body, headers),
+      send: (method, url, body) => send(method.toUpperCase() as InjectOptions['method'], url, body),
     };
   };
 }
 
 export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
-  const { listen, ...deps } = options;
+  const { listen, extend, appDatabaseUrl, ...deps } = options;
   const database = await createTestDatabase();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'pcs-test-data-'));
   const port = listen ? await freePort() : undefined;
@@ -138,9 +155,10 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
   const configFor = (overrides: Record<string, string>) =>
     loadConfig({ ...TEST_ENV, DATA_DIR: dataDir, DATABASE_URL: database.url, ...listenEnv, ...env, ...overrides });
   const config = configFor({});
-  const db = createDatabase(database.url, 5);
-  const store = deps.store ?? createObjectStore(config);
+  const db = createDatabase(appDatabaseUrl ?? database.url, 5);
+  const store = deps.store ?? createObjectStore(config, { now: deps.now });
   const app = await buildApp(config, { db, ...deps, store });
+  extend?.(app);
   await app.ready();
   if (port) await app.listen({ host: '127.0.0.1', port });
   const pool = new pg.Pool({ connectionString: database.url, max: 2 });
@@ -219,6 +237,22 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
       if (res.statusCode !== 201) throw new Error(`token creation failed: ${res.statusCode} ${res.body}`);
       const body = res.json();
       return { id: body.id, token: body.token, organizationId: body.organizationId, headers: { authorization: `Bearer ${body.token}` } };
+    },
+    async addMember(owner, organizationId, user, role) {
+      const res = await as(owner).post(`/organizations/${organizationId}/members`, { email: user.user.email, role });
+      if (res.statusCode !== 201) throw new Error(`adding a member failed: ${res.statusCode} ${res.body}`);
+    },
+    agedSession(user, ageSeconds) {
+      const { sub, sid } = decodeJwt(user.cookie);
+      const iat = Math.floor(Date.now() / 1000) - ageSeconds;
+      const jwt = signJwt({ sub, sid, iat, exp: iat + config.auth.sessionTtlSeconds }, config.auth.jwtSecret);
+      return { jwt, headers: { cookie: `session=${jwt}` } };
+    },
+    async rowCounts() {
+      const [row] = (
+        await pool.query(`SELECT ${TABLES.map((table) => `(SELECT count(*)::int FROM ${table}) AS ${table}`).join(', ')}`)
+      ).rows;
+      return row as Record<string, number>;
     },
     fetchUrl,
     async uploadAsset(caller, { body, ...request }) {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/client.js';
 import { iso } from '../../lib/schemas.js';
-import { SESSION_COOKIE, sessionOf } from '../../plugins/auth.js';
+import { sessionOf } from '../../plugins/auth.js';
 import { loginBody, meResponse, registerBody, registerResponse, sessionResponse } from './schemas.js';
 import { createAuthService, toUserDto } from './service.js';
 
@@ -62,7 +62,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ db: Database; config: Config }>
     handler: async (request, reply) => {
       const caller = sessionOf(request);
       await auth.logout(caller.sessionId);
-      reply.clearCookie(SESSION_COOKIE, { path: app.sessionCookieOptions.path });
+      app.clearSessionCookie(reply);
       return reply.code(204).send(null);
     },
   });

@@ -19,13 +19,22 @@ export function createAuthService(db: Database, config: Config) {
     });
   }
 
-  /** A new user and a first organization they own; no password for those of the identity provider. */
+  /**
+   * A new user and a first organization they own (no password for users of the identity
+   * provider). One nested write, so a user never exists without their first organization.
+   */
   async function createAccount(input: { email: string; name: string; passwordHash: string | null }) {
-    const user = await uniqueOr409(db.user.create({ data: input }), 'An account with this e-mail already exists');
-    const organization = await db.organization.create({
-      data: { name: `${input.name}'s organization`, memberships: { create: { userId: user.id, role: 'owner' } } },
-    });
-    return { user, organization };
+    const { memberships, ...user } = await uniqueOr409(
+      db.user.create({
+        data: {
+          ...input,
+          memberships: { create: { role: 'owner', organization: { create: { name: `${input.name}'s organization` } } } },
+        },
+        include: { memberships: { include: { organization: true } } },
+      }),
+      'An account with this e-mail already exists',
+    );
+    return { user, organization: memberships[0]!.organization };
   }
 
   return {
