@@ -18,17 +18,24 @@ if (!databaseUrl) {
     dataDir: path.join(config.dataDir, 'postgres'),
     port: config.database.embeddedPort,
   });
-  await ensureDatabase(embedded.serverUrl, 'pcs');
-  databaseUrl = embedded.databaseUrl('pcs');
   stopEmbedded = embedded.stop;
+  await ensureDatabase(embedded.serverUrl, 'pcs').catch(abort);
+  databaseUrl = embedded.databaseUrl('pcs');
   log(`Embedded PostgreSQL on port ${config.database.embeddedPort}, data in ${path.join(config.dataDir, 'postgres')}`);
 }
 
-const applied = await applyMigrations(databaseUrl);
+/** Start-up failed: say why, and do not leave the embedded PostgreSQL running behind us. */
+async function abort(error: unknown): Promise<never> {
+  process.stderr.write(`Could not start: ${error instanceof Error ? error.message : String(error)}\n`);
+  await stopEmbedded?.().catch(() => {});
+  process.exit(1);
+}
+
+const applied = await applyMigrations(databaseUrl).catch(abort);
 if (applied.length) log(`Applied migrations: ${applied.join(', ')}`);
 
 const db = createDatabase(databaseUrl, config.database.poolSize);
-const app = await buildApp(config, { db });
+const app = await buildApp(config, { db }).catch(abort);
 
 let closing = false;
 async function shutdown(signal: string) {
@@ -48,12 +55,6 @@ async function shutdown(signal: string) {
 process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
-try {
-  await app.listen({ host: config.host, port: config.port });
-} catch (error) {
-  app.log.error({ err: error }, 'could not start');
-  await stopEmbedded?.();
-  process.exit(1);
-}
+await app.listen({ host: config.host, port: config.port }).catch(abort);
 log(`API:  ${config.publicUrl}/api   (health: ${config.publicUrl}/api/health)`);
 log(`Docs: ${config.publicUrl}/api/docs   OpenAPI: ${config.publicUrl}/api/openapi.json`);

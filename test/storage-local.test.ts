@@ -95,13 +95,15 @@ describe('the local store refuses', () => {
   });
 
   it('an expired upload or download URL', async () => {
-    const shortLived = await createTestApp({ UPLOAD_URL_TTL_SECONDS: '1', DOWNLOAD_URL_TTL_SECONDS: '1' }, { listen: true });
+    // The store's clock is the test's: URLs are issued now and used just after they expire.
+    let clock = Date.now();
+    const shortLived = await createTestApp({ UPLOAD_URL_TTL_SECONDS: '60', DOWNLOAD_URL_TTL_SECONDS: '60' }, { listen: true, now: () => clock });
     try {
       const bob = await shortLived.register();
       const upload = await issue(shortLived, {}, bob);
       const ready = await shortLived.uploadAsset(bob, { fileName: 'b.json', contentType: 'application/json', body: '{}' });
-      const latest = Math.max(Date.parse(upload.expiresAt), (Number(new URL(ready.downloadUrl).searchParams.get('expires')) * 1000));
-      await new Promise((resolve) => setTimeout(resolve, latest - Date.now() + 100));
+      const latest = Math.max(Date.parse(upload.expiresAt), Number(new URL(ready.downloadUrl).searchParams.get('expires')) * 1000);
+      clock = latest + 1000;
       expectRefusal(await put(shortLived, upload.uploadUrl, '{}'), 403, 'INSUFFICIENT_PERMISSIONS', /expired/);
       await expectNothingStored(shortLived, upload.assetId, bob);
       expectRefusal(await shortLived.fetchUrl(ready.downloadUrl), 403, 'INSUFFICIENT_PERMISSIONS', /expired/);

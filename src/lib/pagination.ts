@@ -7,11 +7,18 @@ import { ValidationError } from '../errors.js';
 
 export const MAX_LIMIT = 100;
 
+/** A query-string integer written in plain decimal digits: `0x10`, `1e1` or ` 5` are refused. */
+const decimalInteger = (min: number, max: number) =>
+  z.preprocess(
+    (value) => (typeof value === 'string' && /^[0-9]{1,16}$/.test(value) ? Number(value) : value),
+    z.number({ error: 'must be a whole number written in decimal digits' }).int().min(min).max(max),
+  );
+
 /** page/limit/sort/order for a resource that can be sorted by `sortFields`. */
 export function listQuery<const S extends readonly [string, ...string[]]>(sortFields: S) {
   return z.object({
-    page: z.coerce.number().int().min(1).default(1).describe('Page number, starting at 1'),
-    limit: z.coerce.number().int().min(1).max(MAX_LIMIT).default(20).describe(`Items per page, 1..${MAX_LIMIT}`),
+    page: decimalInteger(1, Number.MAX_SAFE_INTEGER).default(1).describe('Page number, starting at 1'),
+    limit: decimalInteger(1, MAX_LIMIT).default(20).describe(`Items per page, 1..${MAX_LIMIT}`),
     sort: z.enum(sortFields).default(sortFields[0]).describe('Field to sort by'),
     order: z.enum(['asc', 'desc']).default('desc').describe('Sort direction; ties are broken by id'),
   });

@@ -1,7 +1,6 @@
 // Who is calling: resolves `Authorization: Bearer <token>` (an API token `pcs_…` or a session
 // JWT) or the `session` cookie into request.caller, for every /api route that is not declared
 // `config: { auth: 'public' }`. Routes declare what they need; handlers never re-check it.
-import cookie from '@fastify/cookie';
 import jwt from '@fastify/jwt';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -61,7 +60,7 @@ declare module '@fastify/jwt' {
   }
 }
 
-export const SESSION_COOKIE = 'session';
+const SESSION_COOKIE = 'session';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** lastUsedAt is precise to this much, which spares a write on most requests. */
 const LAST_USED_PRECISION_MS = 60_000;
@@ -85,22 +84,32 @@ async function authPlugin(app: FastifyInstance, opts: { config: Config; db: Data
   };
   const allowedOrigins = new Set([new URL(config.publicUrl).origin, ...config.auth.webAppOrigins]);
 
-  await app.register(cookie);
   await app.register(jwt, {
     secret: config.auth.jwtSecret,
     sign: { algorithm: 'HS256', expiresIn: config.auth.sessionTtlSeconds },
     verify: { algorithms: ['HS256'] },
   });
   app.decorateRequest('caller', null);
-  app.decorate('sessionCookieOptions', cookieOptions);
   const tokenCache = new ApiTokenCache(config.auth.apiTokenCacheSeconds * 1000);
   app.decorate('forgetApiToken', (tokenId: string) => tokenCache.forget(tokenId));
+
+  // `Secure` when the service is configured for HTTPS or this request came over it.
+  const cookieOptionsFor = (reply: FastifyReply): SessionCookieOptions => ({
+    ...cookieOptions,
+    secure: cookieOptions.secure || reply.request.protocol === 'https',
+  });
 
   /** Issues a session JWT for the session row and puts it in the cookie. */
   app.decorate('issueSessionCookie', (reply: FastifyReply, claims: SessionClaims) => {
     const token = app.jwt.sign({ sub: claims.sub, sid: claims.sid });
-    reply.setCookie(SESSION_COOKIE, token, cookieOptions);
+    reply.setCookie(SESSION_COOKIE, token, cookieOptionsFor(reply));
     return token;
+  });
+
+  /** Tells the browser to drop the cookie (same attributes, so it matches the one it has). */
+  app.decorate('clearSessionCookie', (reply: FastifyReply) => {
+    const { maxAge: _maxAge, ...attributes } = cookieOptionsFor(reply);
+    reply.clearCookie(SESSION_COOKIE, attributes);
   });
 
   async function fromApiToken(secret: string): Promise<Caller> {
@@ -159,7 +168,7 @@ async function authPlugin(app: FastifyInstance, opts: { config: Config; db: Data
     };
   }
 
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+  async function resolveCaller(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     if (request.is404 || request.routeOptions.config.auth === 'public') return;
     const header = request.headers.authorization;
     let credential: string | undefined;
@@ -183,20 +192,36 @@ async function authPlugin(app: FastifyInstance, opts: { config: Config; db: Data
     if (viaCookie && !SAFE_METHODS.has(request.method) && origin && !allowedOrigins.has(origin)) {
       throw new ForbiddenError(`Cross-origin request from ${origin} refused`);
     }
-    if (request.routeOptions.config.auth === 'session' && request.caller.kind !== 'session') {
-      sessionOf(request);
+    if (request.routeOptions.config.auth === 'session') sessionOf(request);
+  }
+
+  // Once per request: the rate limiter resolves the caller first to pick its counter
+  // (src/plugins/rate-limit.ts); this hook then reports any failure.
+  const attempts = new WeakMap<FastifyRequest, Promise<void>>();
+  app.decorate('authenticate', (request: FastifyRequest, reply: FastifyReply) => {
+    let attempt = attempts.get(request);
+    if (!attempt) {
+      attempt = resolveCaller(request, reply);
+      attempts.set(request, attempt);
     }
+    return attempt;
   });
-  app.addHook('preHandler', requireDeclaredScope);
+  app.addHook('onRequest', (request, reply) => app.authenticate(request, reply));
+  // Permissions are checked before the body is even parsed: a caller without the scope gets
+  // 403 whatever it sends.
+  app.addHook('onRequest', requireDeclaredScope);
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
-    sessionCookieOptions: SessionCookieOptions;
     issueSessionCookie(reply: FastifyReply, claims: SessionClaims): string;
     /** Drops a revoked token from this instance's cache, so its next use is refused. */
     forgetApiToken(tokenId: string): void;
+    /** Sets request.caller (or fails) once per request, however often it is called. */
+    authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+    clearSessionCookie(reply: FastifyReply): void;
   }
 }
 
-export default fp(authPlugin, { name: 'auth' });
+// Cookies are parsed app-wide (src/app.ts), before any /api hook runs.
+export default fp(authPlugin, { name: 'auth', dependencies: ['@fastify/cookie'] });

@@ -90,16 +90,18 @@ export function sendError(reply: FastifyReply, body: ErrorBody): FastifyReply {
 }
 
 /**
- * Errors Fastify's router raises before any route or hook runs (Fastify's `frameworkErrors`
- * option): an id longer than any real one is simply not found (CONTRACT §1); a URL that is
- * not valid percent-encoding is a bad request.
+ * Fastify's `frameworkErrors` option: errors of the router, before a route is chosen. A path
+ * parameter too long for the router is an id that cannot exist (404, CONTRACT §1); a URL
+ * that cannot be decoded is a bad request.
  */
-export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const path = request.url.split('?')[0];
-  const body = error.code === 'FST_ERR_BAD_URL'
-    ? errorBody(400, `Malformed URL: ${path}`)
-    : errorBody(404, `Resource not found: ${path}`);
-  void sendError(reply, body);
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const body =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? errorBody(404, 'Resource not found')
+      : error.code === 'FST_ERR_BAD_URL'
+        ? errorBody(400, 'The URL is not correctly encoded')
+        : toResponse(error, request);
+  return sendError(reply, body);
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {

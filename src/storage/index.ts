@@ -5,8 +5,8 @@ import { createLocalStore } from './local.js';
 import { createS3Store } from './s3.js';
 import type { ObjectStore } from './types.js';
 
-export function createObjectStore(config: Config): ObjectStore {
+export function createObjectStore(config: Config, clock: { now?: () => number } = {}): ObjectStore {
   const backend = config.storage.backend;
   if (backend.kind === 's3') return createS3Store(backend);
-  return createLocalStore({ ...backend, maxUploadBytes: config.storage.maxUploadBytes });
+  return createLocalStore({ ...backend, maxUploadBytes: config.storage.maxUploadBytes, now: clock.now });
 }

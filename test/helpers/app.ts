@@ -1,17 +1,18 @@
 // Builds the real app on a fresh database and hands back callers, so that tests read like the
-// contract they check: `const alice = await t.register(); await t.api(alice).get('/games')`.
+// contract they check: `const alice = await t.register(); await t.as(alice).get('/games')`.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
-import { buildApp } from '../../src/app.js';
+import { type AppDependencies, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { createObjectStore } from '../../src/storage/index.js';
 import type { ObjectStore } from '../../src/storage/types.js';
 import { freePort } from '../global-setup.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { decodeJwt, signJwt } from './jwt.js';
 
 export interface Caller {
   /** Headers that authenticate as this caller. */
@@ -39,7 +40,30 @@ export const TEST_ENV: Record<string, string> = {
   ARGON2_MEMORY_KIB: '1024',
   ARGON2_TIME_COST: '1',
   PUBLIC_URL: 'http://localhost:3000',
+  // Test files sign up and call freely; test/rate-limit.test.ts sets the contract's limits.
+  RATE_LIMIT_STANDARD_MAX: '1000000',
+  RATE_LIMIT_SENSITIVE_MAX: '1000000',
+  RATE_LIMIT_EXPORT_MAX: '1000000',
 };
+
+type Requester = (caller: Caller | null) => {
+  get(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  delete(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  post(url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  patch(url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  /** Any method, for tests that walk a table of endpoints. */
+  send(method: 'get' | 'post' | 'patch' | 'delete', url: string, body?: unknown): Promise<LightMyRequestResponse>;
+};
+
+/** Dependencies of buildApp a test may replace (the database is always the test's own). */
+export type TestDependencies = Partial<Omit<AppDependencies, 'db'>>;
+
+/** Another app instance on the same database, as a second server behind a load balancer. */
+export interface TestInstance {
+  app: FastifyInstance;
+  as: Requester;
+  close(): Promise<void>;
+}
 
 /** What an upload URL (or download URL) answered: status and body. */
 export interface StoreResponse {
@@ -68,14 +92,17 @@ export interface TestApp {
   sql<T extends pg.QueryResultRow = Record<string, unknown>>(text: string, values?: unknown[]): Promise<T[]>;
   inject(options: InjectOptions): Promise<LightMyRequestResponse>;
   /** Shorthands that send JSON as `caller`. */
-  as(caller: Caller | null): {
-    get(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
-    delete(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
-    post(url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
-    patch(url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
-  };
+  as: Requester;
+  /** Starts a second instance of the app on this test's database; `env` overrides this one's. */
+  anotherInstance(env?: Record<string, string>, deps?: TestDependencies): Promise<TestInstance>;
   register(overrides?: Partial<{ email: string; password: string; name: string }>): Promise<RegisteredUser>;
   createToken(owner: Caller, scopes: string[], extra?: Record<string, unknown>): Promise<TokenCaller>;
+  /** Makes `user` a member of `organizationId` with `role` (as `owner`, an owner there). */
+  addMember(owner: Caller, organizationId: string, user: RegisteredUser, role: 'owner' | 'admin' | 'member'): Promise<void>;
+  /** The same session as `user`, but with a JWT issued `ageSeconds` ago (for refresh tests). */
+  agedSession(user: RegisteredUser, ageSeconds: number): Caller & { jwt: string };
+  /** Row counts of every table, to prove that a refused request changed nothing. */
+  rowCounts(): Promise<Record<string, number>>;
   /**
    * Sends a request to a URL the store issued (upload or download), with no service credentials:
    * over the network, or through app.inject for the local store of an app that does not listen.
@@ -86,29 +113,24 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export interface TestAppOptions {
+/** Every table of the schema (not the migrations bookkeeping). */
+const TABLES = ['users', 'user_identities', 'organizations', 'memberships', 'sessions', 'api_tokens', 'games', 'assets', 'variants', 'variant_assets', 'exports'];
+
+export interface TestAppOptions extends TestDependencies {
   /** Listen on a free port, PUBLIC_URL pointing at it, so signed URLs work over real HTTP. */
   listen?: boolean;
-  /** A database of the test's own; by default a fresh copy of the suite's migrated template. */
+  /** Adds routes or hooks to the app before it is ready (e.g. a route that throws). */
+  extend?: (app: FastifyInstance) => void;
+  /** Points the app's database client elsewhere (e.g. at a closed port); t.sql still uses the test database. */
+  appDatabaseUrl?: string;
+  /** A database of the test's own (e.g. on a PostgreSQL the test stops); by default a fresh copy of the template. */
   database?: TestDatabase;
 }
 
 let userCounter = 0;
 
-export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
-  const database = options.database ?? (await createTestDatabase());
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'pcs-test-data-'));
-  const port = options.listen ? await freePort() : undefined;
-  const listenEnv = port ? { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` } : {};
-  const config = loadConfig({ ...TEST_ENV, DATA_DIR: dataDir, DATABASE_URL: database.url, ...listenEnv, ...env });
-  const db = createDatabase(database.url, 5);
-  const store = createObjectStore(config);
-  const app = await buildApp(config, { db, store });
-  await app.ready();
-  if (port) await app.listen({ host: '127.0.0.1', port });
-  const pool = new pg.Pool({ connectionString: database.url, max: 2 });
-
-  const as: TestApp['as'] = (caller) => {
+function requester(app: FastifyInstance): Requester {
+  return (caller) => {
     const send = (method: InjectOptions['method'], url: string, body?: unknown, headers: Record<string, string> = {}) =>
       app.inject({
         method,
@@ -121,8 +143,29 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
       delete: (url, headers) => send('DELETE', url, undefined, headers),
       post: (url, body, headers) => send('POST', url, body, headers),
       patch: (url, body, headers) => send('PATCH', url, body, headers),
+      send: (method, url, body) => send(method.toUpperCase() as InjectOptions['method'], url, body),
     };
   };
+}
+
+export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
+  const { listen, extend, appDatabaseUrl, database: ownDatabase, ...deps } = options;
+  const database = ownDatabase ?? (await createTestDatabase());
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'pcs-test-data-'));
+  const port = listen ? await freePort() : undefined;
+  const listenEnv = port ? { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` } : {};
+  const configFor = (overrides: Record<string, string>) =>
+    loadConfig({ ...TEST_ENV, DATA_DIR: dataDir, DATABASE_URL: database.url, ...listenEnv, ...env, ...overrides });
+  const config = configFor({});
+  const db = createDatabase(appDatabaseUrl ?? database.url, 5);
+  const store = deps.store ?? createObjectStore(config, { now: deps.now });
+  const app = await buildApp(config, { db, ...deps, store });
+  extend?.(app);
+  await app.ready();
+  if (port) await app.listen({ host: '127.0.0.1', port });
+  const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+  const as = requester(app);
+  const instances: TestInstance[] = [];
 
   const fetchUrl: TestApp['fetchUrl'] = async (url, init = {}) => {
     const method = init.method ?? 'GET';
@@ -154,6 +197,22 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     sql: async (text, values) => (await pool.query(text, values)).rows,
     inject: (options) => app.inject(options),
     as,
+    async anotherInstance(overrides = {}, instanceDeps = deps) {
+      const instanceDb = createDatabase(database.url, 5);
+      const instanceConfig = configFor(overrides);
+      const instanceApp = await buildApp(instanceConfig, { db: instanceDb, store: createObjectStore(instanceConfig), ...instanceDeps });
+      await instanceApp.ready();
+      const instance: TestInstance = {
+        app: instanceApp,
+        as: requester(instanceApp),
+        close: async () => {
+          await instanceApp.close();
+          await instanceDb.$disconnect();
+        },
+      };
+      instances.push(instance);
+      return instance;
+    },
     async register(overrides = {}) {
       userCounter += 1;
       const input = {
@@ -181,6 +240,22 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
       const body = res.json();
       return { id: body.id, token: body.token, organizationId: body.organizationId, headers: { authorization: `Bearer ${body.token}` } };
     },
+    async addMember(owner, organizationId, user, role) {
+      const res = await as(owner).post(`/organizations/${organizationId}/members`, { email: user.user.email, role });
+      if (res.statusCode !== 201) throw new Error(`adding a member failed: ${res.statusCode} ${res.body}`);
+    },
+    agedSession(user, ageSeconds) {
+      const { sub, sid } = decodeJwt(user.cookie);
+      const iat = Math.floor(Date.now() / 1000) - ageSeconds;
+      const jwt = signJwt({ sub, sid, iat, exp: iat + config.auth.sessionTtlSeconds }, config.auth.jwtSecret);
+      return { jwt, headers: { cookie: `session=${jwt}` } };
+    },
+    async rowCounts() {
+      const [row] = (
+        await pool.query(`SELECT ${TABLES.map((table) => `(SELECT count(*)::int FROM ${table}) AS ${table}`).join(', ')}`)
+      ).rows;
+      return row as Record<string, number>;
+    },
     fetchUrl,
     async uploadAsset(caller, { body, ...request }) {
       const issued = await as(caller).post('/storage/urls', request);
@@ -193,6 +268,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
       return completed.json();
     },
     async close() {
+      for (const instance of instances) await instance.close();
       await app.close();
       await db.$disconnect();
       await pool.end();

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/client.js';
 import { iso } from '../../lib/schemas.js';
-import { SESSION_COOKIE, sessionOf } from '../../plugins/auth.js';
+import { sessionOf } from '../../plugins/auth.js';
 import { loginBody, meResponse, registerBody, registerResponse, sessionResponse } from './schemas.js';
 import { createAuthService, toUserDto } from './service.js';
 
@@ -13,7 +13,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ db: Database; config: Config }>
   const auth = createAuthService(db, config);
 
   app.post('/auth/register', {
-    config: { auth: 'public' },
+    config: { auth: 'public', rateLimitTier: 'sensitive' },
     schema: {
       tags,
       summary: 'Create an account and its first organization; signs in',
@@ -31,7 +31,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ db: Database; config: Config }>
   });
 
   app.post('/auth/login', {
-    config: { auth: 'public' },
+    config: { auth: 'public', rateLimitTier: 'sensitive' },
     schema: {
       tags,
       summary: 'Sign in with e-mail and password; sets the session cookie',
@@ -46,7 +46,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ db: Database; config: Config }>
   });
 
   app.post('/auth/refresh', {
-    config: { auth: 'session' },
+    config: { auth: 'session', rateLimitTier: 'sensitive' },
     schema: { tags, summary: 'Replace the session JWT with a fresh 7-day one', response: { 200: sessionResponse } },
     handler: async (request, reply) => {
       const caller = sessionOf(request);
@@ -62,7 +62,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ db: Database; config: Config }>
     handler: async (request, reply) => {
       const caller = sessionOf(request);
       await auth.logout(caller.sessionId);
-      reply.clearCookie(SESSION_COOKIE, { path: app.sessionCookieOptions.path });
+      app.clearSessionCookie(reply);
       return reply.code(204).send(null);
     },
   });

@@ -19,16 +19,31 @@ export function createAuthService(db: Database, config: Config) {
     });
   }
 
+  /**
+   * A new user and a first organization they own (no password for users of the identity
+   * provider). One nested write, so a user never exists without their first organization.
+   */
+  async function createAccount(input: { email: string; name: string; passwordHash: string | null }) {
+    const { memberships, ...user } = await uniqueOr409(
+      db.user.create({
+        data: {
+          ...input,
+          memberships: { create: { role: 'owner', organization: { create: { name: `${input.name}'s organization` } } } },
+        },
+        include: { memberships: { include: { organization: true } } },
+      }),
+      'An account with this e-mail already exists',
+    );
+    return { user, organization: memberships[0]!.organization };
+  }
+
   return {
+    startSession,
+    createAccount,
+
     async register(input: { email: string; password: string; name: string }) {
       const passwordHash = await argon2.hash(input.password, hashOptions);
-      const user = await uniqueOr409(
-        db.user.create({ data: { email: input.email, name: input.name, passwordHash } }),
-        'An account with this e-mail already exists',
-      );
-      const organization = await db.organization.create({
-        data: { name: `${input.name}'s organization`, memberships: { create: { userId: user.id, role: 'owner' } } },
-      });
+      const { user, organization } = await createAccount({ email: input.email, name: input.name, passwordHash });
       return { user, organization, session: await startSession(user.id) };
     },
 

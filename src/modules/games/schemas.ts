@@ -16,7 +16,7 @@ export const gameSchema = z.object({
 export const createGameBody = z.strictObject({
   name: plainText(200).describe('Unique within the organization'),
   organizationId: optionalOrganizationId,
-  description: description.optional(),
+  description: description.nullable().optional(),
 });
 
 export const updateGameBody = z

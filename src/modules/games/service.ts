@@ -33,7 +33,7 @@ export function createGameService(db: Database) {
   return {
     find,
 
-    async create(caller: Caller, input: { name: string; organizationId?: string; description?: string }) {
+    async create(caller: Caller, input: { name: string; organizationId?: string; description?: string | null }) {
       const organizationId = resolveOrganizationId(caller, input.organizationId);
       const game = await uniqueOr409(
         db.game.create({ data: { organizationId, name: input.name, description: input.description ?? null } }),

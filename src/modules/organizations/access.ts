@@ -22,7 +22,7 @@ export function resolveOrganizationId(caller: Caller, requested: string | undefi
   if (only && others.length === 0) return only;
   if (!only) throw new NotFoundError('Organization');
   throw new ValidationError('organizationId is required: you belong to several organizations', [
-    { path: 'organizationId', message: 'is required when the caller belongs to several organizations' },
+    { path: 'body.organizationId', message: 'is required when the caller belongs to several organizations' },
   ]);
 }
 
@@ -48,12 +48,18 @@ export function assertId(id: string, what: string): void {
 
 export const MANAGER_ROLES: readonly Role[] = ['owner', 'admin'];
 
+/** Whether the caller holds one of `roles` there; an API token's scopes stand in for a role. */
+export function hasRole(caller: Caller, organizationId: string, roles: readonly Role[]): boolean {
+  if (caller.kind !== 'session') return caller.organizationId === organizationId;
+  const role = caller.roles.get(organizationId);
+  return role !== undefined && roles.includes(role);
+}
+
 /** Session users need one of `roles` in the organization (already known to be visible). */
 export function requireRole(caller: Caller, organizationId: string, roles: readonly Role[]): void {
   if (caller.kind !== 'session') return;
-  const role = caller.roles.get(organizationId);
-  if (!role) throw new NotFoundError('Organization');
-  if (!roles.includes(role)) {
+  if (!caller.roles.has(organizationId)) throw new NotFoundError('Organization');
+  if (!hasRole(caller, organizationId, roles)) {
     throw new ForbiddenError(`Insufficient permissions. Required: role ${roles.join(' or ')} in the organization`);
   }
 }

@@ -8,6 +8,7 @@ import { grants, type Scope } from '../../plugins/scopes.js';
 import {
   assertId,
   assertVisible,
+  hasRole,
   MANAGER_ROLES,
   requireRole,
   resolveOrganizationId,
@@ -53,8 +54,12 @@ export function createTokenService(db: Database) {
       return { ...dto, token: secret };
     },
 
+    /** Roles gate tokens: a session user sees the tokens of the organizations they manage. */
     async list(caller: Caller, query: PageRequest<'createdAt' | 'name'> & { organizationId?: string }) {
-      const where = { organizationId: { in: visibleOrganizationIds(caller, query.organizationId) } };
+      const visible = visibleOrganizationIds(caller, query.organizationId);
+      if (query.organizationId !== undefined) requireRole(caller, query.organizationId, MANAGER_ROLES);
+      const managed = visible.filter((organizationId) => hasRole(caller, organizationId, MANAGER_ROLES));
+      const where = { organizationId: { in: managed } };
       const [rows, total] = await Promise.all([
         db.apiToken.findMany({ where, ...pageArgs(query) }),
         db.apiToken.count({ where }),

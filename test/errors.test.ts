@@ -1,0 +1,165 @@
+// CONTRACT §2: every error has the body { statusCode, error, message }; the rows of the error
+// table that belong to the core (429 is the rate limiter's, tested with it). Also §1's
+// API-Version header on every response.
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from './global-setup.js';
+import { createTestApp, expectError, type RegisteredUser, type TestApp } from './helpers/app.js';
+
+let t: TestApp;
+let user: RegisteredUser;
+const loggedErrors: unknown[] = [];
+const SECRET_DETAIL = 'relation "users" password_hash SELECT 42 at /srv/app/secret.ts:13';
+
+beforeAll(async () => {
+  t = await createTestApp(
+    {},
+    {
+      extend(app: FastifyInstance) {
+        // A route that fails unexpectedly, to see what a 500 reveals and what it logs.
+        app.get('/api/test-failure', async () => {
+          throw new Error(SECRET_DETAIL);
+        });
+        app.addHook('onRequest', async (request) => {
+          const log = request.log;
+          const error = log.error.bind(log);
+          log.error = ((...args: Parameters<typeof log.error>) => {
+            loggedErrors.push(args[0]);
+            return error(...args);
+          }) as typeof log.error;
+        });
+      },
+    },
+  );
+  user = await t.register();
+});
+afterAll(() => t.close());
+
+const json = { 'content-type': 'application/json' };
+const raw = (method: 'POST' | 'PATCH' | 'DELETE', url: string, payload: string | Buffer, headers: Record<string, string>) =>
+  t.inject({ method, url: `/api${url}`, payload, headers: { ...user.headers, ...headers } });
+
+describe('error table (CONTRACT §2)', () => {
+  it('404 for an unknown route, inside /api and outside, for any method', async () => {
+    for (const [method, url] of [
+      ['GET', '/api/nope'],
+      ['POST', '/api/games/x/y/z'],
+      ['DELETE', '/api/games'],
+      ['GET', '/not-the-api'],
+    ] as const) {
+      const body = expectError(await t.inject({ method, url }), 404, 'RESOURCE_NOT_FOUND');
+      expect(body.message).toContain('not found');
+    }
+  });
+
+  it('400 for malformed JSON, changing nothing', async () => {
+    const before = await t.rowCounts();
+    for (const payload of ['{"name": "x"', '{name: "x"}', 'not json', '  ', '{"__proto__": {"admin": true}, "name": "x"}']) {
+      const error = expectError(await raw('POST', '/games', payload, json), 400, 'VALIDATION_ERROR');
+      expect(error.message).not.toMatch(/Unexpected token|SyntaxError|at position/);
+    }
+    expect(await t.rowCounts()).toEqual(before);
+  });
+
+  it('415 for a body that is not JSON, changing nothing', async () => {
+    const before = await t.rowCounts();
+    for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml']) {
+      expectError(await raw('POST', '/games', 'name=x', { 'content-type': contentType }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    }
+    // A body with no Content-Type at all.
+    expectError(
+      await t.inject({ method: 'POST', url: '/api/games', payload: Buffer.from('{"name":"x"}'), headers: user.headers }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
+    expect(await t.rowCounts()).toEqual(before);
+  });
+
+  it('accepts JSON with a charset, and an empty body sent with a JSON Content-Type as no body', async () => {
+    const created = await raw('POST', '/games', JSON.stringify({ name: 'Charset' }), { 'content-type': 'application/json; charset=utf-8' });
+    expect(created.statusCode).toBe(201);
+    expect((await raw('DELETE', `/games/${created.json().id}`, '', json)).statusCode).toBe(204);
+    const error = expectError(await raw('POST', '/games', '', json), 400, 'VALIDATION_ERROR');
+    expect(error.details?.[0]?.path).toBe('body');
+  });
+
+  it('413 for a body over the limit (1 MiB), changing nothing', async () => {
+    const before = await t.rowCounts();
+    const payload = JSON.stringify({ name: 'big', description: 'x'.repeat(1024 * 1024) });
+    expectError(await raw('POST', '/games', payload, json), 413, 'PAYLOAD_TOO_LARGE');
+    expect(await t.rowCounts()).toEqual(before);
+  });
+
+  it('400 with details for an invalid body, query and NUL characters', async () => {
+    const body = expectError(await t.as(user).post('/games', { name: 7, extra: true }), 400, 'VALIDATION_ERROR');
+    expect(body.details).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'body.name', message: expect.any(String) })]));
+    const nul = expectError(await t.as(user).post('/games', { name: 'ok', description: 'a\u0000b' }), 400, 'VALIDATION_ERROR');
+    expect(nul.details).toEqual([{ path: 'body.description', message: 'must not contain the NUL character' }]);
+    expect(expectError(await t.as(user).get('/games?q=a%00b'), 400, 'VALIDATION_ERROR').details?.[0]?.path).toBe('querystring.q');
+    expectError(await t.as(null).post('/auth/login', { email: 'x\u0000@example.com', password: 'whatever1' }), 400, 'VALIDATION_ERROR');
+  });
+
+  it('400 for a URL that cannot be decoded, 404 for an id too long for the router', async () => {
+    expectError(await t.as(user).get('/games/%E0%A4%A'), 400, 'VALIDATION_ERROR');
+    expectError(await t.as(user).get(`/games/${'a'.repeat(500)}`), 404, 'RESOURCE_NOT_FOUND');
+  });
+
+  it('401 for a missing or unusable credential, before anything else is looked at', async () => {
+    expectError(await t.as(null).get('/games'), 401, 'AUTHENTICATION_REQUIRED');
+    expectError(await t.as(null).post('/games', { bad: 'body' }), 401, 'AUTHENTICATION_REQUIRED');
+    expectError(await t.as({ headers: { authorization: 'Bearer' } }).get('/games'), 401, 'AUTHENTICATION_REQUIRED');
+    expectError(await t.as({ headers: { authorization: 'Basic dXNlcjpwYXNz' } }).get('/games'), 401, 'AUTHENTICATION_REQUIRED');
+    expectError(await t.as({ headers: { authorization: 'Bearer pcs_' } }).get('/games'), 401, 'AUTHENTICATION_REQUIRED');
+  });
+
+  it('500 for an unexpected failure: the contract body, no internals, the cause in the log', async () => {
+    const res = await t.inject({ method: 'GET', url: '/api/test-failure' });
+    const body = expectError(res, 500, 'INTERNAL_SERVER_ERROR');
+    expect(body).toEqual({ statusCode: 500, error: 'INTERNAL_SERVER_ERROR', message: 'An unexpected error occurred' });
+    expect(res.body).not.toMatch(/password_hash|secret\.ts|SELECT|stack/);
+    expect(res.headers['api-version']).toBe('1');
+    expect(loggedErrors).toEqual(expect.arrayContaining([expect.objectContaining({ err: expect.objectContaining({ message: SECRET_DETAIL }) })]));
+  });
+
+  it('errors are JSON with a charset', async () => {
+    const res = await t.as(null).get('/games');
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+  });
+});
+
+describe('503 when the database is unreachable', () => {
+  let down: TestApp;
+  beforeAll(async () => {
+    down = await createTestApp({}, { appDatabaseUrl: `postgresql://postgres@127.0.0.1:${await freePort()}/nowhere` });
+  });
+  afterAll(() => down.close());
+
+  it('answers 503 SERVICE_UNAVAILABLE to API calls and readiness, 200 to liveness', async () => {
+    const token = { headers: { authorization: 'Bearer pcs_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' } };
+    const res = await down.as(token).get('/games');
+    const body = expectError(res, 503, 'SERVICE_UNAVAILABLE');
+    expect(body.message).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|postgres/i);
+    expectError(await down.as(null).post('/auth/login', { email: 'a@example.com', password: 'whatever1' }), 503, 'SERVICE_UNAVAILABLE');
+
+    const ready = await down.as(null).get('/health/ready');
+    expect(ready.statusCode).toBe(503);
+    expect(ready.json()).toMatchObject({ statusCode: 503, error: 'SERVICE_UNAVAILABLE', checks: { database: 'unavailable' } });
+    expect((await down.as(null).get('/health')).json()).toEqual({ status: 'ok' });
+  });
+});
+
+describe('API-Version header (CONTRACT §1)', () => {
+  it('is on every response: success, error, unknown route, docs', async () => {
+    const responses = await Promise.all([
+      t.as(user).get('/games'),
+      t.as(null).get('/games'),
+      t.inject({ method: 'GET', url: '/nowhere' }),
+      t.as(user).get(`/games/${'x'.repeat(500)}`),
+      t.inject({ method: 'GET', url: '/api/docs' }),
+      t.inject({ method: 'GET', url: '/api/openapi.json' }),
+      t.as(null).get('/health'),
+      t.as(user).post('/auth/logout'),
+    ]);
+    for (const res of responses) expect(res.headers['api-version'], `${res.statusCode} ${res.body.slice(0, 80)}`).toBe('1');
+  });
+});
