@@ -162,7 +162,7 @@ async function main() {
     }
     await scaleRun('list, 1M games, page 40,000', { url: `${serviceUrl}/api/games?limit=20&page=40000`, headers: auth(large) });
     // The same page reached by keyset: the cursor that page 39,999 hands out.
-    const before = await fetch(`${serviceUrl}/api/games?limit=20&page=39999`, { headers: auth(large) });
+    const before = await fetch(`${serviceUrl}/api/games?limit=20&page=39999&cursor=`, { headers: auth(large) });
     const { meta } = (await before.json()) as { meta: { nextCursor?: string | null } };
     if (meta.nextCursor) {
       await scaleRun('list, 1M games, page 40,000 by cursor', {

@@ -16,7 +16,7 @@ afterAll(() => t.close());
 async function walk(query: string): Promise<{ names: string[]; pages: number[] }> {
   const names: string[] = [];
   const pages: number[] = [];
-  let url = `/games?${query}`;
+  let url = `/games?${query}&cursor=`;
   for (;;) {
     const res = await t.as(alice).get(url);
     expect(res.statusCode).toBe(200);
@@ -67,14 +67,16 @@ describe('games list: total and cursors', () => {
     expect((await walk(`organizationId=${org.id}&limit=2&sort=name&order=asc`)).names).toEqual(['w1', 'w2', 'w3', 'w4', 'w5']);
   });
 
-  it('gives nextCursor null on the last page and keeps the envelope', async () => {
-    const res = await t.as(alice).get('/games?limit=100');
-    expect(res.json().meta).toMatchObject({ page: 1, limit: 100, nextCursor: null });
-    expect(Object.keys(res.json().meta).sort()).toEqual(['limit', 'nextCursor', 'page', 'total', 'totalPages']);
+  it("keeps SPEC's meta unless cursors are asked for, and ends with nextCursor null", async () => {
+    const plain = await t.as(alice).get('/games?limit=1');
+    expect(Object.keys(plain.json().meta).sort()).toEqual(['limit', 'page', 'total', 'totalPages']);
+    const last = await t.as(alice).get('/games?limit=100&cursor=');
+    expect(last.json().meta).toMatchObject({ page: 1, limit: 100, nextCursor: null });
+    expect(Object.keys(last.json().meta).sort()).toEqual(['limit', 'nextCursor', 'page', 'total', 'totalPages']);
   });
 
   it('refuses a malformed cursor or one made for another sort with 400', async () => {
-    const first = (await t.as(alice).get('/games?limit=1&sort=name&order=asc')).json();
+    const first = (await t.as(alice).get('/games?limit=1&sort=name&order=asc&cursor=')).json();
     expect(first.meta.nextCursor).toEqual(expect.any(String));
     const cursor = encodeURIComponent(first.meta.nextCursor);
     const mismatch = expectError(await t.as(alice).get(`/games?limit=1&cursor=${cursor}`), 400, 'VALIDATION_ERROR');

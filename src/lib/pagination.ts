@@ -47,10 +47,13 @@ export function envelope<T>(data: T[], total: number, query: PageRequest) {
   };
 }
 
-/** The envelope of a list that offers cursors: `nextCursor` is null on the last page. */
-export function cursorEnvelope<T>(data: T[], total: number, query: PageRequest, nextCursor: string | null) {
-  const { meta } = envelope(data, total, query);
-  return { data, meta: { ...meta, nextCursor } };
+/**
+ * The envelope of a list that offers cursors. SPEC's meta stays exactly as it is unless the
+ * client asked for cursors (`cursor` in the query); then `nextCursor` is added, null on the last page.
+ */
+export function cursorEnvelope<T>(data: T[], total: number, query: PageRequest & { cursor?: string }, nextCursor: string | null) {
+  const plain = envelope(data, total, query);
+  return query.cursor === undefined ? plain : { data, meta: { ...plain.meta, nextCursor } };
 }
 
 const meta = {
@@ -64,9 +67,13 @@ export function envelopeSchema<T extends z.ZodType>(item: T) {
   return z.object({ data: z.array(item), meta: z.object(meta) });
 }
 
-/** The envelope of a list that offers cursors. */
+/** The envelope of a list that offers cursors: `meta.nextCursor` only when a cursor was asked for. */
 export function cursorEnvelopeSchema<T extends z.ZodType>(item: T) {
-  const nextCursor = z.string().nullable().describe('Pass as `cursor` (with the same sort and order) for the next page; null on the last page');
+  const nextCursor = z
+    .string()
+    .nullable()
+    .optional()
+    .describe('Only when the request had `cursor`: pass it as `cursor` (same sort and order) for the next page; null on the last page');
   return z.object({ data: z.array(item), meta: z.object({ ...meta, nextCursor }) });
 }
 
@@ -74,7 +81,9 @@ export const cursorParam = z
   .string()
   .max(512)
   .optional()
-  .describe('meta.nextCursor of the previous page: the next page, fast at any depth. Send the same sort and order; page is then ignored');
+  .describe(
+    'Keyset pagination, fast at any depth: send `cursor=` (empty) to get meta.nextCursor, then meta.nextCursor of the previous page for the next one, with the same sort and order (page is then ignored)',
+  );
 
 /** Where a cursor points: after the row with this sort value and id, on this page. */
 interface Cursor {
@@ -130,7 +139,8 @@ export async function cursorPage<Row extends { id: string }>(
   findMany: (args: CursorPageArgs) => Promise<Row[]>,
 ): Promise<{ rows: Row[]; page: number; nextCursor: string | null }> {
   const { orderBy } = pageArgs(query);
-  const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query);
+  // An empty cursor starts keyset pagination at `page`.
+  const cursor = query.cursor ? decodeCursor(query.cursor, query) : undefined;
   let where: Record<string, unknown> = {};
   if (cursor) {
     // (sort, id) after the cursor's; the redundant `≤ value` bound lets the index seek to it.
