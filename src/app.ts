@@ -16,6 +16,7 @@ import { gameRoutes } from './modules/games/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
 import { organizationRoutes } from './modules/organizations/routes.js';
 import { tokenRoutes } from './modules/tokens/routes.js';
+import { variantRoutes } from './modules/variants/routes.js';
 import auth from './plugins/auth.js';
 import { registerErrorHandling } from './plugins/errors.js';
 import { logRedaction } from './plugins/logging.js';
@@ -74,6 +75,7 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
       await api.register(organizationRoutes, { db: deps.db });
       await api.register(tokenRoutes, { db: deps.db });
       await api.register(gameRoutes, { db: deps.db });
+      await api.register(variantRoutes, { db: deps.db });
       api.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: API_PREFIX },
