@@ -3,6 +3,7 @@
 // the export's id. A job interrupted by a crash stays "active" until EXPORT_JOB_TIMEOUT_SECONDS,
 // then pg-boss's maintenance fails it and, while attempts remain, queues it again; after the
 // last attempt it goes to the dead-letter queue, whose handler records the failure.
+import pg from 'pg';
 import PgBoss from 'pg-boss';
 import type { Config } from '../config.js';
 
@@ -21,8 +22,20 @@ export interface ExportQueue {
   stop(): Promise<void>;
 }
 
-/** pg-boss's schema as SQL, so a database template can carry it (test/global-setup.ts). */
-export const queueSchemaSql = (): string => PgBoss.getConstructionPlans(QUEUE_SCHEMA);
+/**
+ * Creates pg-boss's schema unless it exists. pg-boss does this itself at start; doing it ahead
+ * lets a template database carry it (test/global-setup.ts), so copies of it start fast.
+ */
+export async function installQueueSchema(databaseUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ exists: string | null }>(`SELECT to_regclass('${QUEUE_SCHEMA}.version') AS exists`);
+    if (!rows[0]?.exists) await client.query(PgBoss.getConstructionPlans(QUEUE_SCHEMA));
+  } finally {
+    await client.end();
+  }
+}
 
 export async function startExportQueue(
   databaseUrl: string,
