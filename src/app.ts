@@ -15,11 +15,16 @@ import { authRoutes } from './modules/auth/routes.js';
 import { gameRoutes } from './modules/games/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
 import { organizationRoutes } from './modules/organizations/routes.js';
+import { assetRoutes } from './modules/assets/routes.js';
 import { tokenRoutes } from './modules/tokens/routes.js';
 import { variantRoutes } from './modules/variants/routes.js';
 import auth from './plugins/auth.js';
 import { registerErrorHandling } from './plugins/errors.js';
 import { logRedaction } from './plugins/logging.js';
+import { createObjectStore } from './storage/index.js';
+import { isLocalStore } from './storage/local.js';
+import { localObjectRoutes } from './storage/local-routes.js';
+import type { ObjectStore } from './storage/types.js';
 
 export const API_PREFIX = '/api';
 export const API_VERSION = '1';
@@ -28,6 +33,8 @@ const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export interface AppDependencies {
   db: Database;
+  /** The object store; by default the one config chooses (src/storage/index.ts). */
+  store?: ObjectStore;
 }
 
 export async function buildApp(config: Config, deps: AppDependencies): Promise<FastifyInstance> {
@@ -37,6 +44,7 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
     // In-flight requests finish on close; new ones get 503 (Fastify's default, made explicit).
     return503OnClosing: true,
   }).withTypeProvider<ZodTypeProvider>();
+  const store = deps.store ?? createObjectStore(config);
 
   // Bodies are JSON only; anything else is 415 (CONTRACT §2), so drop Fastify's text parser.
   app.removeContentTypeParser('text/plain');
@@ -70,17 +78,20 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
   await app.register(
     async (api) => {
       await api.register(auth, { config, db: deps.db });
-      await api.register(healthRoutes, { db: deps.db });
+      await api.register(healthRoutes, { db: deps.db, checks: { objectStore: () => store.check() } });
       await api.register(authRoutes, { db: deps.db, config });
       await api.register(organizationRoutes, { db: deps.db });
       await api.register(tokenRoutes, { db: deps.db });
       await api.register(gameRoutes, { db: deps.db });
       await api.register(variantRoutes, { db: deps.db });
+      await api.register(assetRoutes, { db: deps.db, store, config });
       api.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: API_PREFIX },
   );
   await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs` });
+  // The local store's signed URLs: outside /api, authorized by their signature alone.
+  if (isLocalStore(store)) await app.register(localObjectRoutes, { store });
 
   return app;
 }

@@ -49,6 +49,26 @@ const envSchema = z.object({
   QUEUE_POLL_INTERVAL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
   /** How often timed-out jobs are detected and old jobs archived. */
   QUEUE_MAINTENANCE_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  /** Object storage: S3-compatible when S3_BUCKET is set, otherwise local disk under DATA_DIR. */
+  S3_BUCKET: z.string().min(1).optional(),
+  /** The endpoint the service uses (e.g. http://minio:9000); AWS's regional endpoint when absent. */
+  S3_ENDPOINT: z.url().optional(),
+  /** The endpoint put into URLs handed to browsers (e.g. http://localhost:9000); S3_ENDPOINT when absent. */
+  S3_PUBLIC_ENDPOINT: z.url().optional(),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  /** Static credentials; the AWS SDK's default chain (env, profile, instance role) when absent. */
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /** Bucket in the path (http://host/bucket/key) rather than the host name; MinIO needs it. */
+  S3_FORCE_PATH_STYLE: booleanFlag.default(false),
+  /** Lifetime of an upload URL (15 minutes by default; S3 allows at most 7 days). */
+  UPLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(1).max(604800).default(900),
+  /** Lifetime of an asset's downloadUrl. */
+  DOWNLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(1).max(604800).default(300),
+  /** Largest asset accepted (100 MiB by default). */
+  MAX_UPLOAD_BYTES: z.coerce.number().int().min(1).max(5 * 1024 ** 3).default(100 * 1024 * 1024),
+  /** HMAC key of the local store's signed URLs. Required in production with the local store. */
+  STORAGE_SIGNING_SECRET: z.string().min(32).optional(),
 });
 
 export type Env = z.input<typeof envSchema>;
@@ -79,6 +99,31 @@ export interface Config {
     pollIntervalSeconds: number;
     maintenanceIntervalSeconds: number;
   };
+  storage: {
+    backend: LocalStorageConfig | S3StorageConfig;
+    uploadUrlTtlSeconds: number;
+    downloadUrlTtlSeconds: number;
+    maxUploadBytes: number;
+  };
+}
+
+export interface LocalStorageConfig {
+  kind: 'local';
+  /** Objects live under this directory (DATA_DIR/objects). */
+  directory: string;
+  signingSecret: string;
+  /** Signed URLs start with this (PUBLIC_URL). */
+  publicUrl: string;
+}
+
+export interface S3StorageConfig {
+  kind: 's3';
+  bucket: string;
+  region: string;
+  endpoint: string | undefined;
+  publicEndpoint: string | undefined;
+  forcePathStyle: boolean;
+  credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
 }
 
 export const SESSION_TTL_SECONDS = 7 * 24 * 60 * 60;
@@ -91,9 +136,16 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     throw new Error(`Invalid configuration:\n${problems}`);
   }
   const env = parsed.data;
-  if (env.NODE_ENV === 'production' && !env.JWT_SECRET) {
-    throw new Error('Invalid configuration:\n  JWT_SECRET: required when NODE_ENV=production');
+  const problems: string[] = [];
+  if (env.NODE_ENV === 'production' && !env.JWT_SECRET) problems.push('JWT_SECRET: required when NODE_ENV=production');
+  if (env.NODE_ENV === 'production' && !env.S3_BUCKET && !env.STORAGE_SIGNING_SECRET) {
+    problems.push('STORAGE_SIGNING_SECRET: required when NODE_ENV=production and the local store is used (no S3_BUCKET)');
   }
+  if (!env.S3_BUCKET && (env.S3_ENDPOINT || env.S3_PUBLIC_ENDPOINT)) problems.push('S3_BUCKET: required when S3_ENDPOINT is set');
+  if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY)) {
+    problems.push('S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: give both or neither');
+  }
+  if (problems.length) throw new Error(`Invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   const dataDir = path.resolve(env.DATA_DIR);
   const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
   return {
@@ -105,7 +157,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     database: { url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE, embeddedPort: env.EMBEDDED_POSTGRES_PORT },
     dataDir,
     auth: {
-      jwtSecret: env.JWT_SECRET ?? persistentDevSecret(dataDir),
+      jwtSecret: env.JWT_SECRET ?? persistentDevSecret(dataDir, 'jwt-secret'),
       sessionTtlSeconds: SESSION_TTL_SECONDS,
       refreshAfterSeconds: 24 * 60 * 60,
       cookieSecure: env.COOKIE_SECURE ?? publicUrl.startsWith('https:'),
@@ -121,12 +173,36 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       pollIntervalSeconds: env.QUEUE_POLL_INTERVAL_SECONDS,
       maintenanceIntervalSeconds: env.QUEUE_MAINTENANCE_INTERVAL_SECONDS,
     },
+    storage: {
+      backend: env.S3_BUCKET
+        ? {
+            kind: 's3',
+            bucket: env.S3_BUCKET,
+            region: env.S3_REGION,
+            endpoint: env.S3_ENDPOINT,
+            publicEndpoint: env.S3_PUBLIC_ENDPOINT,
+            forcePathStyle: env.S3_FORCE_PATH_STYLE,
+            credentials:
+              env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY
+                ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY }
+                : undefined,
+          }
+        : {
+            kind: 'local',
+            directory: path.join(dataDir, 'objects'),
+            signingSecret: env.STORAGE_SIGNING_SECRET ?? persistentDevSecret(dataDir, 'storage-signing-secret'),
+            publicUrl,
+          },
+      uploadUrlTtlSeconds: env.UPLOAD_URL_TTL_SECONDS,
+      downloadUrlTtlSeconds: env.DOWNLOAD_URL_TTL_SECONDS,
+      maxUploadBytes: env.MAX_UPLOAD_BYTES,
+    },
   };
 }
 
-/** Outside production a random secret is kept in DATA_DIR, so sessions survive a restart. */
-function persistentDevSecret(dataDir: string): string {
-  const file = path.join(dataDir, 'jwt-secret');
+/** Outside production a random secret is kept in DATA_DIR, so sessions and URLs survive a restart. */
+function persistentDevSecret(dataDir: string, name: string): string {
+  const file = path.join(dataDir, name);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   mkdirSync(dataDir, { recursive: true });
   const secret = randomBytes(48).toString('base64url');

@@ -8,6 +8,9 @@ import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
+import { createObjectStore } from '../../src/storage/index.js';
+import type { ObjectStore } from '../../src/storage/types.js';
+import { freePort } from '../global-setup.js';
 import { createTestDatabase } from './database.js';
 
 export interface Caller {
@@ -38,9 +41,27 @@ export const TEST_ENV: Record<string, string> = {
   PUBLIC_URL: 'http://localhost:3000',
 };
 
+/** What an upload URL (or download URL) answered: status and body. */
+export interface StoreResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: Buffer;
+  json(): any;
+}
+
+export interface UploadRequest {
+  fileName: string;
+  contentType: string;
+  body: Buffer | string;
+  gameId?: string;
+  organizationId?: string;
+  size?: number;
+}
+
 export interface TestApp {
   app: FastifyInstance;
   db: Database;
+  store: ObjectStore;
   config: Config;
   databaseUrl: string;
   /** Raw SQL against the test database, for checks the API cannot make. */
@@ -55,18 +76,34 @@ export interface TestApp {
   };
   register(overrides?: Partial<{ email: string; password: string; name: string }>): Promise<RegisteredUser>;
   createToken(owner: Caller, scopes: string[], extra?: Record<string, unknown>): Promise<TokenCaller>;
+  /**
+   * Sends a request to a URL the store issued (upload or download), with no service credentials:
+   * over the network, or through app.inject for the local store of an app that does not listen.
+   */
+  fetchUrl(url: string, init?: { method?: string; headers?: Record<string, string>; body?: Buffer | string }): Promise<StoreResponse>;
+  /** The whole upload flow (URL, PUT, complete); returns the ready asset. */
+  uploadAsset(caller: Caller, upload: UploadRequest): Promise<Record<string, any>>;
   close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  /** Listen on a free port, PUBLIC_URL pointing at it, so signed URLs work over real HTTP. */
+  listen?: boolean;
 }
 
 let userCounter = 0;
 
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'pcs-test-data-'));
-  const config = loadConfig({ ...TEST_ENV, DATA_DIR: dataDir, DATABASE_URL: database.url, ...env });
+  const port = options.listen ? await freePort() : undefined;
+  const listenEnv = port ? { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` } : {};
+  const config = loadConfig({ ...TEST_ENV, DATA_DIR: dataDir, DATABASE_URL: database.url, ...listenEnv, ...env });
   const db = createDatabase(database.url, 5);
-  const app = await buildApp(config, { db });
+  const store = createObjectStore(config);
+  const app = await buildApp(config, { db, store });
   await app.ready();
+  if (port) await app.listen({ host: '127.0.0.1', port });
   const pool = new pg.Pool({ connectionString: database.url, max: 2 });
 
   const as: TestApp['as'] = (caller) => {
@@ -85,9 +122,31 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     };
   };
 
+  const fetchUrl: TestApp['fetchUrl'] = async (url, init = {}) => {
+    const method = init.method ?? 'GET';
+    if (!port && url.startsWith(`${config.publicUrl}/`)) {
+      const res = await app.inject({
+        method: method as InjectOptions['method'],
+        url: url.slice(config.publicUrl.length),
+        headers: init.headers ?? {},
+        ...(init.body === undefined ? {} : { payload: init.body }),
+      });
+      return { statusCode: res.statusCode, headers: res.headers as Record<string, string>, body: res.rawPayload, json: () => res.json() };
+    }
+    const res = await fetch(url, { method, headers: init.headers ?? {}, ...(init.body === undefined ? {} : { body: init.body }) });
+    const body = Buffer.from(await res.arrayBuffer());
+    return {
+      statusCode: res.status,
+      headers: Object.fromEntries(res.headers),
+      body,
+      json: () => JSON.parse(body.toString('utf8')),
+    };
+  };
+
   return {
     app,
     db,
+    store,
     config,
     databaseUrl: database.url,
     sql: async (text, values) => (await pool.query(text, values)).rows,
@@ -119,6 +178,17 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
       if (res.statusCode !== 201) throw new Error(`token creation failed: ${res.statusCode} ${res.body}`);
       const body = res.json();
       return { id: body.id, token: body.token, organizationId: body.organizationId, headers: { authorization: `Bearer ${body.token}` } };
+    },
+    fetchUrl,
+    async uploadAsset(caller, { body, ...request }) {
+      const issued = await as(caller).post('/storage/urls', request);
+      if (issued.statusCode !== 201) throw new Error(`upload URL refused: ${issued.statusCode} ${issued.body}`);
+      const { assetId, uploadUrl, method, headers } = issued.json();
+      const put = await fetchUrl(uploadUrl, { method, headers, body });
+      if (put.statusCode !== 200) throw new Error(`upload refused: ${put.statusCode} ${put.body}`);
+      const completed = await as(caller).post(`/assets/${assetId}/complete`);
+      if (completed.statusCode !== 200) throw new Error(`complete refused: ${completed.statusCode} ${completed.body}`);
+      return completed.json();
     },
     async close() {
       await app.close();

@@ -1,0 +1,274 @@
+// The local-disk object store, the zero-setup default. The service plays S3's part itself: it
+// issues URLs to its own signed route group (src/storage/local-routes.ts, outside /api), HMAC-
+// signed over the purpose, the object key, the content type, the size rule and the expiry, and
+// checks on each request what S3 would check for a pre-signed URL.
+//
+// Layout under the directory: data/<key> holds the bytes, meta/<key>.json the content type,
+// incoming/ the uploads in progress (same file system, so a finished upload is linked into place
+// atomically and a refused one leaves nothing behind).
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { access, constants, link, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { type Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  PayloadTooLargeError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '../errors.js';
+import type { ObjectStore, PresignedUpload, StoredObjectInfo } from './types.js';
+
+/** Path of the signed route group; keys follow it: /objects/orgs/<org>/assets/<asset>. */
+export const LOCAL_OBJECTS_PATH = '/objects';
+
+/** Keys are ours (orgs/<uuid>/assets/<uuid>, …): plain segments, never `.` or `..`. */
+const SAFE_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/;
+
+export interface LocalStoreOptions {
+  directory: string;
+  signingSecret: string;
+  publicUrl: string;
+  /** Upper bound of an upload URL that names no exact size. */
+  maxUploadBytes: number;
+  /** Milliseconds since the epoch; tests may move it. */
+  now?: () => number;
+}
+
+/** The query of an upload URL, as the route hands it over. */
+export interface UploadGrant {
+  expires?: string;
+  contentType?: string;
+  size?: string;
+  maxSize?: string;
+  signature?: string;
+}
+
+export interface DownloadGrant {
+  expires?: string;
+  fileName?: string;
+  signature?: string;
+}
+
+export interface IncomingUpload {
+  key: string;
+  grant: UploadGrant;
+  contentType: string | undefined;
+  contentLength: string | undefined;
+  body: Readable;
+}
+
+export interface LocalObjectStore extends ObjectStore {
+  readonly kind: 'local';
+  /** Checks the grant and the request, then streams the body into place; throws the 4xx otherwise. */
+  receiveUpload(upload: IncomingUpload): Promise<StoredObjectInfo>;
+  /** Checks the grant and opens the object for a signed download. */
+  openDownload(key: string, grant: DownloadGrant): Promise<{ body: Readable; info: StoredObjectInfo; fileName: string | undefined }>;
+}
+
+export function createLocalStore(options: LocalStoreOptions): LocalObjectStore {
+  const now = options.now ?? Date.now;
+  const dataDir = path.join(options.directory, 'data');
+  const metaDir = path.join(options.directory, 'meta');
+  const incomingDir = path.join(options.directory, 'incoming');
+
+  function objectPath(key: string): string {
+    if (!SAFE_KEY.test(key)) throw new NotFoundError('Object');
+    return path.join(dataDir, key);
+  }
+  const metaPath = (key: string) => path.join(metaDir, `${key}.json`);
+
+  function sign(fields: string[]): string {
+    return createHmac('sha256', options.signingSecret).update(fields.join('\n')).digest('base64url');
+  }
+
+  /** Constant-time comparison of a presented signature with the expected one. */
+  function verify(fields: string[], presented: string | undefined): void {
+    const expected = Buffer.from(sign(fields));
+    const given = Buffer.from(presented ?? '');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      throw new ForbiddenError('The URL signature does not match; request a new URL');
+    }
+  }
+
+  function checkExpiry(expires: string | undefined): void {
+    if (!(Number(expires) * 1000 > now())) throw new ForbiddenError('The URL has expired; request a new one');
+  }
+
+  /** Signed fields of an upload: the exact size when one was declared, otherwise the limit. */
+  const uploadFields = (key: string, grant: UploadGrant) => [
+    'upload',
+    key,
+    grant.contentType ?? '',
+    grant.size !== undefined ? `size=${grant.size}` : `max=${grant.maxSize ?? ''}`,
+    grant.expires ?? '',
+  ];
+  const downloadFields = (key: string, grant: DownloadGrant) => ['download', key, grant.fileName ?? '', grant.expires ?? ''];
+
+  function url(key: string, query: Record<string, string>): string {
+    return `${options.publicUrl}${LOCAL_OBJECTS_PATH}/${key}?${new URLSearchParams(query)}`;
+  }
+
+  async function readMeta(key: string): Promise<{ contentType?: string }> {
+    try {
+      return JSON.parse(await readFile(metaPath(key), 'utf8')) as { contentType?: string };
+    } catch {
+      return {};
+    }
+  }
+
+  async function writeMeta(key: string, contentType: string): Promise<void> {
+    await mkdir(path.dirname(metaPath(key)), { recursive: true });
+    await writeFile(metaPath(key), JSON.stringify({ contentType }));
+  }
+
+  async function head(key: string): Promise<StoredObjectInfo | null> {
+    try {
+      const stats = await stat(objectPath(key));
+      const { contentType } = await readMeta(key);
+      return contentType ? { size: stats.size, contentType } : { size: stats.size };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' || error instanceof NotFoundError) return null;
+      throw error;
+    }
+  }
+
+  async function open(key: string): Promise<Readable> {
+    const file = objectPath(key);
+    if (!(await head(key))) throw new NotFoundError('Object');
+    return createReadStream(file);
+  }
+
+  async function newIncomingFile(): Promise<string> {
+    await mkdir(incomingDir, { recursive: true });
+    return path.join(incomingDir, randomUUID());
+  }
+
+  return {
+    kind: 'local',
+
+    async presignUpload(key, { contentType, size, expiresInSeconds }): Promise<PresignedUpload> {
+      objectPath(key);
+      const expiresAt = new Date(Math.floor(now() / 1000 + expiresInSeconds) * 1000);
+      const grant: UploadGrant = {
+        expires: String(expiresAt.getTime() / 1000),
+        contentType,
+        ...(size !== undefined ? { size: String(size) } : { maxSize: String(options.maxUploadBytes) }),
+      };
+      const signature = sign(uploadFields(key, grant));
+      return {
+        url: url(key, { ...(grant as Record<string, string>), signature }),
+        method: 'PUT',
+        headers: { 'Content-Type': contentType },
+        expiresAt,
+      };
+    },
+
+    async presignDownload(key, { expiresInSeconds, fileName }) {
+      objectPath(key);
+      const grant: DownloadGrant = {
+        expires: String(Math.floor(now() / 1000 + expiresInSeconds)),
+        ...(fileName !== undefined ? { fileName } : {}),
+      };
+      return url(key, { ...(grant as Record<string, string>), signature: sign(downloadFields(key, grant)) });
+    },
+
+    head,
+    read: open,
+
+    async write(key, body, { contentType }) {
+      const file = objectPath(key);
+      const incoming = await newIncomingFile();
+      try {
+        await writeFile(incoming, body);
+        await mkdir(path.dirname(file), { recursive: true });
+        await rename(incoming, file);
+      } finally {
+        await rm(incoming, { force: true });
+      }
+      await writeMeta(key, contentType);
+    },
+
+    async delete(key) {
+      await rm(objectPath(key), { force: true });
+      await rm(metaPath(key), { force: true });
+    },
+
+    async check() {
+      await mkdir(options.directory, { recursive: true });
+      await access(options.directory, constants.R_OK | constants.W_OK);
+    },
+
+    async receiveUpload({ key, grant, contentType, contentLength, body }) {
+      const file = objectPath(key);
+      verify(uploadFields(key, grant), grant.signature);
+      checkExpiry(grant.expires);
+      if (contentType?.trim().toLowerCase() !== grant.contentType?.toLowerCase()) {
+        throw new UnsupportedMediaTypeError(`Content-Type must be ${grant.contentType}, as when the URL was requested`);
+      }
+      const exactSize = grant.size !== undefined ? Number(grant.size) : undefined;
+      const limit = exactSize ?? Number(grant.maxSize);
+      const announced = contentLength !== undefined ? Number(contentLength) : undefined;
+      if (announced !== undefined && announced > limit) throw tooLarge(limit);
+      if (exactSize !== undefined && announced !== undefined && announced !== exactSize) throw wrongSize(exactSize);
+      // The URL is single-use: once an object is there, a replay changes nothing.
+      if (await head(key)) throw alreadyUploaded();
+
+      const incoming = await newIncomingFile();
+      try {
+        const received = await streamToFile(body, incoming, limit);
+        if (exactSize !== undefined && received !== exactSize) throw wrongSize(exactSize);
+        await mkdir(path.dirname(file), { recursive: true });
+        // link() fails if the object exists, so of two concurrent uploads exactly one wins.
+        await link(incoming, file).catch((error: NodeJS.ErrnoException) => {
+          throw error.code === 'EEXIST' ? alreadyUploaded() : error;
+        });
+        await writeMeta(key, grant.contentType!);
+        return { size: received, contentType: grant.contentType! };
+      } finally {
+        await rm(incoming, { force: true });
+      }
+    },
+
+    async openDownload(key, grant) {
+      verify(downloadFields(key, grant), grant.signature);
+      checkExpiry(grant.expires);
+      const info = await head(key);
+      if (!info) throw new NotFoundError('Object');
+      return { body: createReadStream(objectPath(key)), info, fileName: grant.fileName };
+    },
+  };
+}
+
+/**
+ * Copies `body` into a new file chunk by chunk (never the whole body in memory) and stops with
+ * 413 past `limit` bytes. The request stream is left open rather than destroyed, so that the
+ * refusal can still be sent on its connection. Returns the number of bytes written.
+ */
+async function streamToFile(body: Readable, file: string, limit: number): Promise<number> {
+  let received = 0;
+  const sizeLimit = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      received += chunk.length;
+      done(received > limit ? tooLarge(limit) : null, chunk);
+    },
+  });
+  const onError = (error: Error) => sizeLimit.destroy(error);
+  const onClose = () => body.readableEnded || sizeLimit.destroy(new ValidationError('The upload was interrupted'));
+  body.once('error', onError).once('close', onClose).pipe(sizeLimit);
+  try {
+    await pipeline(sizeLimit, createWriteStream(file, { flags: 'wx' }));
+    return received;
+  } finally {
+    body.off('error', onError).off('close', onClose).unpipe(sizeLimit);
+  }
+}
+
+const tooLarge = (limit: number) => new PayloadTooLargeError(`The body is larger than this URL allows (${limit} bytes)`);
+const wrongSize = (size: number) => new ValidationError(`The body must be exactly ${size} bytes, the size given when the URL was requested`);
+const alreadyUploaded = () => new ConflictError('An object was already uploaded with this URL; request a new URL');
+
+export const isLocalStore = (store: ObjectStore): store is LocalObjectStore => 'receiveUpload' in store;
