@@ -18,6 +18,9 @@ import { organizationRoutes } from './modules/organizations/routes.js';
 import { assetRoutes } from './modules/assets/routes.js';
 import { tokenRoutes } from './modules/tokens/routes.js';
 import { variantRoutes } from './modules/variants/routes.js';
+import { exportRoutes } from './modules/exports/routes.js';
+import { startExportWorker } from './jobs/export-worker.js';
+import { type ExportQueue, startExportQueue } from './jobs/queue.js';
 import auth from './plugins/auth.js';
 import { registerErrorHandling } from './plugins/errors.js';
 import { logRedaction } from './plugins/logging.js';
@@ -35,6 +38,8 @@ export interface AppDependencies {
   db: Database;
   /** The object store; by default the one config chooses (src/storage/index.ts). */
   store?: ObjectStore;
+  /** The database of the export queue (pg-boss); DATABASE_URL by default. */
+  databaseUrl?: string;
 }
 
 export async function buildApp(config: Config, deps: AppDependencies): Promise<FastifyInstance> {
@@ -45,6 +50,7 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
     return503OnClosing: true,
   }).withTypeProvider<ZodTypeProvider>();
   const store = deps.store ?? createObjectStore(config);
+  const queue = await startQueue(app, config, deps, store);
 
   // Bodies are JSON only; anything else is 415 (CONTRACT §2), so drop Fastify's text parser.
   app.removeContentTypeParser('text/plain');
@@ -84,6 +90,7 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
       await api.register(tokenRoutes, { db: deps.db });
       await api.register(gameRoutes, { db: deps.db });
       await api.register(variantRoutes, { db: deps.db });
+      await api.register(exportRoutes, { db: deps.db, store, queue, downloadUrlTtlSeconds: config.storage.downloadUrlTtlSeconds });
       await api.register(assetRoutes, { db: deps.db, store, config });
       api.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
     },
@@ -94,4 +101,14 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
   if (isLocalStore(store)) await app.register(localObjectRoutes, { store });
 
   return app;
+}
+
+/** The export queue, stopped when the app closes; its worker runs here unless EXPORT_WORKER_IN_API=false. */
+async function startQueue(app: FastifyInstance, config: Config, deps: AppDependencies, store: ObjectStore): Promise<ExportQueue> {
+  const databaseUrl = deps.databaseUrl ?? config.database.url;
+  if (!databaseUrl) throw new Error('The export queue needs a database URL (DATABASE_URL or deps.databaseUrl)');
+  const queue = await startExportQueue(databaseUrl, config.exports, (error) => app.log.error({ err: error }, 'export queue error'));
+  app.addHook('onClose', () => queue.stop());
+  if (config.exports.workerInApi) await startExportWorker(queue, { db: deps.db, store, log: app.log }, config.exports);
+  return queue;
 }

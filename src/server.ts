@@ -5,7 +5,7 @@ import path from 'node:path';
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
 import { createDatabase } from './db/client.js';
-import { ensureDatabase, startEmbeddedPostgres } from './db/embedded.js';
+import { EMBEDDED_DATABASE, ensureDatabase, startEmbeddedPostgres } from './db/embedded.js';
 import { applyMigrations } from './db/migrate.js';
 
 const config = loadConfig();
@@ -18,8 +18,8 @@ if (!databaseUrl) {
     dataDir: path.join(config.dataDir, 'postgres'),
     port: config.database.embeddedPort,
   });
-  await ensureDatabase(embedded.serverUrl, 'pcs');
-  databaseUrl = embedded.databaseUrl('pcs');
+  await ensureDatabase(embedded.serverUrl, EMBEDDED_DATABASE);
+  databaseUrl = embedded.databaseUrl(EMBEDDED_DATABASE);
   stopEmbedded = embedded.stop;
   log(`Embedded PostgreSQL on port ${config.database.embeddedPort}, data in ${path.join(config.dataDir, 'postgres')}`);
 }
@@ -28,7 +28,7 @@ const applied = await applyMigrations(databaseUrl);
 if (applied.length) log(`Applied migrations: ${applied.join(', ')}`);
 
 const db = createDatabase(databaseUrl, config.database.poolSize);
-const app = await buildApp(config, { db });
+const app = await buildApp(config, { db, databaseUrl });
 
 let closing = false;
 async function shutdown(signal: string) {
