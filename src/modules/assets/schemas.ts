@@ -45,6 +45,7 @@ const MAX_FILE_NAME_BYTES = 255;
 export const fileName = z
   .string()
   .min(1)
+  .max(MAX_FILE_NAME_BYTES)
   .refine((s) => Buffer.byteLength(s, 'utf8') <= MAX_FILE_NAME_BYTES, `must be at most ${MAX_FILE_NAME_BYTES} bytes`)
   .refine((s) => !/[/\\]/.test(s), 'must be a plain file name without path separators')
   .refine((s) => !/[\u0000-\u001f\u007f-\u009f]/.test(s), 'must not contain control characters')
