@@ -145,3 +145,17 @@ describe('GET /exports', () => {
     for (const network of NETWORKS) expect(description).toContain(`| \`${network}\` |`);
   });
 });
+
+describe('deleting a variant', () => {
+  it('deletes its exports and their stored artifacts', async () => {
+    const doomed = await createSampleVariant(t, alice, { name: 'Short-lived' });
+    const exp = (await t.as(alice).post('/export', { variantId: doomed.variant.id, network: 'snapchat' })).json();
+    await waitForExport(t, alice, exp.id);
+    const [{ storage_key: key }] = (await t.sql<{ storage_key: string }>('SELECT storage_key FROM exports WHERE id = $1', [exp.id])) as [{ storage_key: string }];
+    expect(await t.store.head(key)).not.toBeNull();
+
+    expect((await t.as(alice).delete(`/variants/${doomed.variant.id}`)).statusCode).toBe(204);
+    expectError(await t.as(alice).get(`/exports/${exp.id}`), 404, 'RESOURCE_NOT_FOUND');
+    expect(await t.store.head(key)).toBeNull();
+  });
+});

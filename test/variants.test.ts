@@ -16,7 +16,8 @@ beforeAll(async () => {
   alice = await t.register();
   bob = await t.register();
   game = (await t.as(alice).post('/games', { name: 'Meadow' })).json();
-  [entry, logo, script] = await uploadFiles(t, alice, ['index.html', 'logo.png', 'game.js'].map(sampleFile));
+  const uploaded = await uploadFiles(t, alice, ['index.html', 'logo.png', 'game.js'].map(sampleFile));
+  [entry, logo, script] = [uploaded[0]!, uploaded[1]!, uploaded[2]!];
 });
 afterAll(() => t.close());
 

@@ -28,7 +28,7 @@ export interface ExportServiceDeps {
 }
 
 export function createExportService({ db, store, queue, downloadUrlTtlSeconds }: ExportServiceDeps) {
-  const variants = createVariantService(db);
+  const variants = createVariantService(db, store);
 
   async function toExportDto(e: Export) {
     const downloadUrl =

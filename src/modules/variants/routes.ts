@@ -4,13 +4,14 @@ import type { Database } from '../../db/client.js';
 import { envelopeSchema } from '../../lib/pagination.js';
 import { idParam } from '../../lib/schemas.js';
 import { callerOf } from '../../plugins/auth.js';
+import type { ObjectStore } from '../../storage/types.js';
 import { createVariantBody, gameIdParam, listVariantsQuery, updateVariantBody, variantSchema } from './schemas.js';
 import { createVariantService } from './service.js';
 
 const tags = ['variants'];
 
-export const variantRoutes: FastifyPluginAsyncZod<{ db: Database }> = async (app, { db }) => {
-  const variants = createVariantService(db);
+export const variantRoutes: FastifyPluginAsyncZod<{ db: Database; store: ObjectStore }> = async (app, { db, store }) => {
+  const variants = createVariantService(db, store);
 
   app.post('/games/:gameId/variants', {
     config: { scope: 'games:write' },

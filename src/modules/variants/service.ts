@@ -6,6 +6,7 @@ import { iso } from '../../lib/schemas.js';
 import { uniqueOr409 } from '../../lib/unique.js';
 import { isUuid } from '../../lib/uuid.js';
 import type { Caller } from '../../plugins/auth.js';
+import type { ObjectStore } from '../../storage/types.js';
 import { createGameService } from '../games/service.js';
 import { assertId, assertVisible } from '../organizations/access.js';
 
@@ -33,7 +34,7 @@ interface VariantInput {
   config?: Record<string, unknown>;
 }
 
-export function createVariantService(db: Database) {
+export function createVariantService(db: Database, store: ObjectStore) {
   const games = createGameService(db);
 
   /** A variant the caller can see, or 404. */
@@ -134,10 +135,13 @@ export function createVariantService(db: Database) {
       return toVariantDto(updated);
     },
 
+    /** Deletes the variant, its exports and their artifacts (rows first: a failure leaves an orphan object, never a dangling row). */
     async remove(caller: Caller, id: string) {
       const variant = await find(caller, id);
+      const artifacts = await db.export.findMany({ where: { variantId: variant.id, storageKey: { not: null } }, select: { storageKey: true } });
       const { count } = await db.variant.deleteMany({ where: { id: variant.id } });
       if (count === 0) throw new NotFoundError('Variant');
+      await Promise.allSettled(artifacts.map((a) => store.delete(a.storageKey!)));
     },
   };
 }
