@@ -1,8 +1,12 @@
 // Builds the Fastify instance (no listen): plugins, the /api route groups, OpenAPI and docs.
 // src/server.ts starts it; tests build it with app.inject or a port of their own.
+import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
 import {
   jsonSchemaTransform,
   serializerCompiler,
@@ -14,6 +18,7 @@ import type { Database } from './db/client.js';
 import { authRoutes } from './modules/auth/routes.js';
 import { gameRoutes } from './modules/games/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
+import { oidcRoutes } from './modules/oidc/routes.js';
 import { organizationRoutes } from './modules/organizations/routes.js';
 import { assetRoutes } from './modules/assets/routes.js';
 import { tokenRoutes } from './modules/tokens/routes.js';
@@ -22,8 +27,11 @@ import { exportRoutes } from './modules/exports/routes.js';
 import { startExportWorker } from './jobs/export-worker.js';
 import { type ExportQueue, startExportQueue } from './jobs/queue.js';
 import auth from './plugins/auth.js';
+import browserSecurity from './plugins/browser-security.js';
 import { registerErrorHandling } from './plugins/errors.js';
-import { logRedaction } from './plugins/logging.js';
+import https from './plugins/https.js';
+import { logRedaction, logSerializers } from './plugins/logging.js';
+import rateLimits from './plugins/rate-limit.js';
 import { createObjectStore } from './storage/index.js';
 import { isLocalStore } from './storage/local.js';
 import { localObjectRoutes } from './storage/local-routes.js';
@@ -36,6 +44,10 @@ const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export interface AppDependencies {
   db: Database;
+  /** The sliding rate-limit window's clock (ms since the epoch); Date.now unless a test moves it. */
+  now?: () => number;
+  /** Where log lines go (default stdout); tests read them. */
+  logStream?: DestinationStream;
   /** The object store; by default the one config chooses (src/storage/index.ts). */
   store?: ObjectStore;
   /** The database of the export queue (pg-boss); DATABASE_URL by default. */
@@ -44,7 +56,10 @@ export interface AppDependencies {
 
 export async function buildApp(config: Config, deps: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: { level: config.logLevel, redact: logRedaction },
+    // An HTTPS server when TLS files are configured; typed as the HTTP one, as it is used the same way.
+    ...((config.http.tls ? { https: readTlsFiles(config.http.tls) } : {}) as Record<never, never>),
+    trustProxy: config.http.trustProxy,
+    logger: { level: config.logLevel, redact: logRedaction, serializers: logSerializers, ...(deps.logStream && { stream: deps.logStream }) },
     bodyLimit: BODY_LIMIT_BYTES,
     // In-flight requests finish on close; new ones get 503 (Fastify's default, made explicit).
     return503OnClosing: true,
@@ -61,6 +76,11 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
     reply.header('API-Version', API_VERSION);
   });
 
+  // First: a plain-HTTP request is answered before anything else runs.
+  await app.register(https, { config });
+  await app.register(browserSecurity, { config });
+  // Signed cookies (the OpenID Connect sign-in attempt) use a key derived from the JWT secret.
+  await app.register(cookie, { secret: createHmac('sha256', config.auth.jwtSecret).update('cookie-signing').digest() });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -83,9 +103,12 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
 
   await app.register(
     async (api) => {
+      // Rate limits first: their hook resolves the caller (via auth) before auth's own hook runs.
+      await api.register(rateLimits, { config, now: deps.now });
       await api.register(auth, { config, db: deps.db });
       await api.register(healthRoutes, { db: deps.db, checks: { objectStore: () => store.check() } });
       await api.register(authRoutes, { db: deps.db, config });
+      if (config.oidc) await api.register(oidcRoutes, { db: deps.db, config, oidc: config.oidc });
       await api.register(organizationRoutes, { db: deps.db });
       await api.register(tokenRoutes, { db: deps.db });
       await api.register(gameRoutes, { db: deps.db });
@@ -96,7 +119,13 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
     },
     { prefix: API_PREFIX },
   );
-  await app.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs` });
+  await app.register(swaggerUi, {
+    routePrefix: `${API_PREFIX}/docs`,
+    // The page's own CSP (its scripts and styles by hash), in place of the API's; without
+    // upgrade-insecure-requests, which would break the page on a plain-HTTP development server.
+    staticCSP: true,
+    transformStaticCSP: (header) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
+  });
   // The local store's signed URLs: outside /api, authorized by their signature alone.
   if (isLocalStore(store)) await app.register(localObjectRoutes, { store });
 
@@ -111,4 +140,8 @@ async function startQueue(app: FastifyInstance, config: Config, deps: AppDepende
   app.addHook('onClose', () => queue.stop());
   if (config.exports.workerInApi) await startExportWorker(queue, { db: deps.db, store, log: app.log }, config.exports);
   return queue;
+}
+
+function readTlsFiles(tls: { certFile: string; keyFile: string }) {
+  return { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) };
 }

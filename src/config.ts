@@ -30,6 +30,34 @@ const envSchema = z.object({
     .transform((s) => s.split(',').map((o) => o.trim()).filter(Boolean)),
   COOKIE_SECURE: booleanFlag.optional(),
 
+  /** Which proxies' X-Forwarded-* headers to believe: 'true' (all), 'false', or comma-separated IPs/CIDRs. */
+  TRUST_PROXY: z.string().default('false'),
+  /** Plain HTTP is redirected (GET/HEAD) or refused; on by default when NODE_ENV=production. */
+  HTTPS_ENFORCE: booleanFlag.optional(),
+  HSTS_MAX_AGE_SECONDS: z.coerce.number().int().min(0).default(31_536_000),
+  /** PEM files: when both are set the server speaks HTTPS itself. */
+  TLS_CERT_FILE: z.string().min(1).optional(),
+  TLS_KEY_FILE: z.string().min(1).optional(),
+
+  /** Rate-limit counters live here when set (shared by every instance), else in memory. */
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
+  RATE_LIMIT_STANDARD_MAX: z.coerce.number().int().min(1).default(100),
+  RATE_LIMIT_STANDARD_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
+  RATE_LIMIT_SENSITIVE_MAX: z.coerce.number().int().min(1).default(20),
+  RATE_LIMIT_SENSITIVE_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
+  RATE_LIMIT_EXPORT_MAX: z.coerce.number().int().min(1).default(10),
+  RATE_LIMIT_EXPORT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(300),
+
+  /** OpenID Connect sign-in; the endpoints exist only when issuer, client id and secret are set. */
+  OIDC_ISSUER_URL: z.url().optional(),
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  /** Default: PUBLIC_URL + /api/auth/oidc/callback (register this URL at the provider). */
+  OIDC_REDIRECT_URL: z.url().optional(),
+  /** Where the browser goes after signing in. Default: the first WEB_APP_ORIGINS entry, else PUBLIC_URL. */
+  OIDC_POST_LOGIN_REDIRECT_URL: z.url().optional(),
+  OIDC_SCOPES: z.string().default('openid email profile'),
+
   /** argon2id cost (OWASP's recommended minimum by default: 19 MiB, 2 passes, 1 lane). */
   ARGON2_MEMORY_KIB: z.coerce.number().int().min(1024).default(19456),
   ARGON2_TIME_COST: z.coerce.number().int().min(1).default(2),
@@ -99,12 +127,35 @@ export interface Config {
     pollIntervalSeconds: number;
     maintenanceIntervalSeconds: number;
   };
+  http: {
+    trustProxy: boolean | string[];
+    httpsEnforced: boolean;
+    hstsMaxAgeSeconds: number;
+    tls: { certFile: string; keyFile: string } | null;
+  };
+  rateLimit: {
+    redisUrl: string | undefined;
+    tiers: Record<RateLimitTier, { max: number; windowSeconds: number }>;
+  };
+  /** Null when OpenID Connect sign-in is not configured. */
+  oidc: OidcConfig | null;
   storage: {
     backend: LocalStorageConfig | S3StorageConfig;
     uploadUrlTtlSeconds: number;
     downloadUrlTtlSeconds: number;
     maxUploadBytes: number;
   };
+}
+
+export type RateLimitTier = 'standard' | 'sensitive' | 'export';
+
+export interface OidcConfig {
+  issuerUrl: string;
+  clientId: string;
+  clientSecret: string;
+  redirectUrl: string;
+  postLoginRedirectUrl: string;
+  scopes: string;
 }
 
 export interface LocalStorageConfig {
@@ -141,13 +192,15 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if (env.NODE_ENV === 'production' && !env.S3_BUCKET && !env.STORAGE_SIGNING_SECRET) {
     problems.push('STORAGE_SIGNING_SECRET: required when NODE_ENV=production and the local store is used (no S3_BUCKET)');
   }
+  if (Boolean(env.TLS_CERT_FILE) !== Boolean(env.TLS_KEY_FILE)) problems.push('TLS_CERT_FILE, TLS_KEY_FILE: set both or neither');
   if (!env.S3_BUCKET && (env.S3_ENDPOINT || env.S3_PUBLIC_ENDPOINT)) problems.push('S3_BUCKET: required when S3_ENDPOINT is set');
   if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY)) {
     problems.push('S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: give both or neither');
   }
+  const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
+  const oidc = oidcConfig(env, publicUrl, problems);
   if (problems.length) throw new Error(`Invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   const dataDir = path.resolve(env.DATA_DIR);
-  const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
   return {
     env: env.NODE_ENV,
     host: env.HOST,
@@ -173,6 +226,21 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       pollIntervalSeconds: env.QUEUE_POLL_INTERVAL_SECONDS,
       maintenanceIntervalSeconds: env.QUEUE_MAINTENANCE_INTERVAL_SECONDS,
     },
+    http: {
+      trustProxy: parseTrustProxy(env.TRUST_PROXY),
+      httpsEnforced: env.HTTPS_ENFORCE ?? env.NODE_ENV === 'production',
+      hstsMaxAgeSeconds: env.HSTS_MAX_AGE_SECONDS,
+      tls: env.TLS_CERT_FILE && env.TLS_KEY_FILE ? { certFile: env.TLS_CERT_FILE, keyFile: env.TLS_KEY_FILE } : null,
+    },
+    rateLimit: {
+      redisUrl: env.REDIS_URL,
+      tiers: {
+        standard: { max: env.RATE_LIMIT_STANDARD_MAX, windowSeconds: env.RATE_LIMIT_STANDARD_WINDOW_SECONDS },
+        sensitive: { max: env.RATE_LIMIT_SENSITIVE_MAX, windowSeconds: env.RATE_LIMIT_SENSITIVE_WINDOW_SECONDS },
+        export: { max: env.RATE_LIMIT_EXPORT_MAX, windowSeconds: env.RATE_LIMIT_EXPORT_WINDOW_SECONDS },
+      },
+    },
+    oidc,
     storage: {
       backend: env.S3_BUCKET
         ? {
@@ -199,6 +267,34 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
   };
 }
+
+function parseTrustProxy(value: string): boolean | string[] {
+  if (value === 'true' || value === 'false') return value === 'true';
+  return value.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+function oidcConfig(env: z.output<typeof envSchema>, publicUrl: string, problems: string[]): OidcConfig | null {
+  const { OIDC_ISSUER_URL: issuerUrl, OIDC_CLIENT_ID: clientId, OIDC_CLIENT_SECRET: clientSecret } = env;
+  if (!issuerUrl && !clientId && !clientSecret) return null;
+  if (!issuerUrl || !clientId || !clientSecret) {
+    problems.push('OIDC_ISSUER_URL, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET: set all three or none');
+    return null;
+  }
+  // Plain HTTP would expose the client secret and the tokens; only a provider on this machine may use it.
+  if (new URL(issuerUrl).protocol !== 'https:' && !LOOPBACK_HOSTS.has(new URL(issuerUrl).hostname)) {
+    problems.push('OIDC_ISSUER_URL: must be https (http only on loopback)');
+  }
+  return {
+    issuerUrl,
+    clientId,
+    clientSecret,
+    redirectUrl: env.OIDC_REDIRECT_URL ?? `${publicUrl}/api/auth/oidc/callback`,
+    postLoginRedirectUrl: env.OIDC_POST_LOGIN_REDIRECT_URL ?? env.WEB_APP_ORIGINS[0] ?? publicUrl,
+    scopes: env.OIDC_SCOPES,
+  };
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** Outside production a random secret is kept in DATA_DIR, so sessions and URLs survive a restart. */
 function persistentDevSecret(dataDir: string, name: string): string {

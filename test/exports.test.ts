@@ -11,7 +11,7 @@ let bob: RegisteredUser;
 let sample: SampleVariant;
 
 beforeAll(async () => {
-  t = await createTestApp({ QUEUE_POLL_INTERVAL_SECONDS: '0.5' });
+  t = await createTestApp({ QUEUE_POLL_INTERVAL_SECONDS: '0.5', RATE_LIMIT_EXPORT_MAX: '500' });
   alice = await t.register();
   bob = await t.register();
   sample = await createSampleVariant(t, alice);
@@ -25,6 +25,7 @@ describe('POST /export for every network', () => {
     const queued = await Promise.all(NETWORKS.map((network) => t.as(alice).post('/export', { variantId: sample.variant.id, network })));
     for (const [i, res] of queued.entries()) {
       expect(res.statusCode).toBe(202);
+      expect(res.headers['x-ratelimit-limit']).toBe('500'); // the export tier
       expect(res.json()).toEqual({ id: expect.any(String), variantId: sample.variant.id, network: NETWORKS[i], status: 'queued', createdAt: expect.any(String) });
     }
     for (const [i, network] of NETWORKS.entries()) {

@@ -1,7 +1,6 @@
 // Who is calling: resolves `Authorization: Bearer <token>` (an API token `pcs_…` or a session
 // JWT) or the `session` cookie into request.caller, for every /api route that is not declared
 // `config: { auth: 'public' }`. Routes declare what they need; handlers never re-check it.
-import cookie from '@fastify/cookie';
 import jwt from '@fastify/jwt';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -84,7 +83,6 @@ async function authPlugin(app: FastifyInstance, opts: { config: Config; db: Data
   };
   const allowedOrigins = new Set([new URL(config.publicUrl).origin, ...config.auth.webAppOrigins]);
 
-  await app.register(cookie);
   await app.register(jwt, {
     secret: config.auth.jwtSecret,
     sign: { algorithm: 'HS256', expiresIn: config.auth.sessionTtlSeconds },
@@ -150,7 +148,7 @@ async function authPlugin(app: FastifyInstance, opts: { config: Config; db: Data
     };
   }
 
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+  async function resolveCaller(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     if (request.is404 || request.routeOptions.config.auth === 'public') return;
     const header = request.headers.authorization;
     let credential: string | undefined;
@@ -177,7 +175,20 @@ async function authPlugin(app: FastifyInstance, opts: { config: Config; db: Data
     if (request.routeOptions.config.auth === 'session' && request.caller.kind !== 'session') {
       sessionOf(request);
     }
+  }
+
+  // Once per request: the rate limiter resolves the caller first to pick its counter
+  // (src/plugins/rate-limit.ts); this hook then reports any failure.
+  const attempts = new WeakMap<FastifyRequest, Promise<void>>();
+  app.decorate('authenticate', (request: FastifyRequest, reply: FastifyReply) => {
+    let attempt = attempts.get(request);
+    if (!attempt) {
+      attempt = resolveCaller(request, reply);
+      attempts.set(request, attempt);
+    }
+    return attempt;
   });
+  app.addHook('onRequest', (request, reply) => app.authenticate(request, reply));
   app.addHook('preHandler', requireDeclaredScope);
 }
 
@@ -185,7 +196,10 @@ declare module 'fastify' {
   interface FastifyInstance {
     sessionCookieOptions: SessionCookieOptions;
     issueSessionCookie(reply: FastifyReply, claims: SessionClaims): string;
+    /** Sets request.caller (or fails) once per request, however often it is called. */
+    authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   }
 }
 
-export default fp(authPlugin, { name: 'auth' });
+// Cookies are parsed app-wide (src/app.ts), before any /api hook runs.
+export default fp(authPlugin, { name: 'auth', dependencies: ['@fastify/cookie'] });

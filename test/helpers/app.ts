@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
-import { buildApp } from '../../src/app.js';
+import { type AppDependencies, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { createObjectStore } from '../../src/storage/index.js';
@@ -39,7 +39,28 @@ export const TEST_ENV: Record<string, string> = {
   ARGON2_MEMORY_KIB: '1024',
   ARGON2_TIME_COST: '1',
   PUBLIC_URL: 'http://localhost:3000',
+  // Test files sign up and call freely; test/rate-limit.test.ts sets the contract's limits.
+  RATE_LIMIT_STANDARD_MAX: '1000000',
+  RATE_LIMIT_SENSITIVE_MAX: '1000000',
+  RATE_LIMIT_EXPORT_MAX: '1000000',
 };
+
+type Requester = (caller: Caller | null) => {
+  get(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  delete(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  post(url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  patch(url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+};
+
+/** Dependencies of buildApp a test may replace (the database is always the test's own). */
+export type TestDependencies = Partial<Omit<AppDependencies, 'db'>>;
+
+/** Another app instance on the same database, as a second server behind a load balancer. */
+export interface TestInstance {
+  app: FastifyInstance;
+  as: Requester;
+  close(): Promise<void>;
+}
 
 /** What an upload URL (or download URL) answered: status and body. */
 export interface StoreResponse {
@@ -68,12 +89,9 @@ export interface TestApp {
   sql<T extends pg.QueryResultRow = Record<string, unknown>>(text: string, values?: unknown[]): Promise<T[]>;
   inject(options: InjectOptions): Promise<LightMyRequestResponse>;
   /** Shorthands that send JSON as `caller`. */
-  as(caller: Caller | null): {
-    get(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
-    delete(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
-    post(url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
-    patch(url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
-  };
+  as: Requester;
+  /** Starts a second instance of the app on this test's database; `env` overrides this one's. */
+  anotherInstance(env?: Record<string, string>, deps?: TestDependencies): Promise<TestInstance>;
   register(overrides?: Partial<{ email: string; password: string; name: string }>): Promise<RegisteredUser>;
   createToken(owner: Caller, scopes: string[], extra?: Record<string, unknown>): Promise<TokenCaller>;
   /**
@@ -86,27 +104,15 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export interface TestAppOptions {
+export interface TestAppOptions extends TestDependencies {
   /** Listen on a free port, PUBLIC_URL pointing at it, so signed URLs work over real HTTP. */
   listen?: boolean;
 }
 
 let userCounter = 0;
 
-export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'pcs-test-data-'));
-  const port = options.listen ? await freePort() : undefined;
-  const listenEnv = port ? { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` } : {};
-  const config = loadConfig({ ...TEST_ENV, DATA_DIR: dataDir, DATABASE_URL: database.url, ...listenEnv, ...env });
-  const db = createDatabase(database.url, 5);
-  const store = createObjectStore(config);
-  const app = await buildApp(config, { db, store });
-  await app.ready();
-  if (port) await app.listen({ host: '127.0.0.1', port });
-  const pool = new pg.Pool({ connectionString: database.url, max: 2 });
-
-  const as: TestApp['as'] = (caller) => {
+function requester(app: FastifyInstance): Requester {
+  return (caller) => {
     const send = (method: InjectOptions['method'], url: string, body?: unknown, headers: Record<string, string> = {}) =>
       app.inject({
         method,
@@ -121,6 +127,25 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
       patch: (url, body, headers) => send('PATCH', url, body, headers),
     };
   };
+}
+
+export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
+  const { listen, ...deps } = options;
+  const database = await createTestDatabase();
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'pcs-test-data-'));
+  const port = listen ? await freePort() : undefined;
+  const listenEnv = port ? { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` } : {};
+  const configFor = (overrides: Record<string, string>) =>
+    loadConfig({ ...TEST_ENV, DATA_DIR: dataDir, DATABASE_URL: database.url, ...listenEnv, ...env, ...overrides });
+  const config = configFor({});
+  const db = createDatabase(database.url, 5);
+  const store = deps.store ?? createObjectStore(config);
+  const app = await buildApp(config, { db, ...deps, store });
+  await app.ready();
+  if (port) await app.listen({ host: '127.0.0.1', port });
+  const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+  const as = requester(app);
+  const instances: TestInstance[] = [];
 
   const fetchUrl: TestApp['fetchUrl'] = async (url, init = {}) => {
     const method = init.method ?? 'GET';
@@ -152,6 +177,22 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     sql: async (text, values) => (await pool.query(text, values)).rows,
     inject: (options) => app.inject(options),
     as,
+    async anotherInstance(overrides = {}, instanceDeps = deps) {
+      const instanceDb = createDatabase(database.url, 5);
+      const instanceConfig = configFor(overrides);
+      const instanceApp = await buildApp(instanceConfig, { db: instanceDb, store: createObjectStore(instanceConfig), ...instanceDeps });
+      await instanceApp.ready();
+      const instance: TestInstance = {
+        app: instanceApp,
+        as: requester(instanceApp),
+        close: async () => {
+          await instanceApp.close();
+          await instanceDb.$disconnect();
+        },
+      };
+      instances.push(instance);
+      return instance;
+    },
     async register(overrides = {}) {
       userCounter += 1;
       const input = {
@@ -191,6 +232,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
       return completed.json();
     },
     async close() {
+      for (const instance of instances) await instance.close();
       await app.close();
       await db.$disconnect();
       await pool.end();

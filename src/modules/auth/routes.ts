@@ -13,7 +13,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ db: Database; config: Config }>
   const auth = createAuthService(db, config);
 
   app.post('/auth/register', {
-    config: { auth: 'public' },
+    config: { auth: 'public', rateLimitTier: 'sensitive' },
     schema: {
       tags,
       summary: 'Create an account and its first organization; signs in',
@@ -31,7 +31,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ db: Database; config: Config }>
   });
 
   app.post('/auth/login', {
-    config: { auth: 'public' },
+    config: { auth: 'public', rateLimitTier: 'sensitive' },
     schema: {
       tags,
       summary: 'Sign in with e-mail and password; sets the session cookie',
@@ -46,7 +46,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ db: Database; config: Config }>
   });
 
   app.post('/auth/refresh', {
-    config: { auth: 'session' },
+    config: { auth: 'session', rateLimitTier: 'sensitive' },
     schema: { tags, summary: 'Replace the session JWT with a fresh 7-day one', response: { 200: sessionResponse } },
     handler: async (request, reply) => {
       const caller = sessionOf(request);

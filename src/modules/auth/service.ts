@@ -19,16 +19,22 @@ export function createAuthService(db: Database, config: Config) {
     });
   }
 
+  /** A new user and a first organization they own; no password for those of the identity provider. */
+  async function createAccount(input: { email: string; name: string; passwordHash: string | null }) {
+    const user = await uniqueOr409(db.user.create({ data: input }), 'An account with this e-mail already exists');
+    const organization = await db.organization.create({
+      data: { name: `${input.name}'s organization`, memberships: { create: { userId: user.id, role: 'owner' } } },
+    });
+    return { user, organization };
+  }
+
   return {
+    startSession,
+    createAccount,
+
     async register(input: { email: string; password: string; name: string }) {
       const passwordHash = await argon2.hash(input.password, hashOptions);
-      const user = await uniqueOr409(
-        db.user.create({ data: { email: input.email, name: input.name, passwordHash } }),
-        'An account with this e-mail already exists',
-      );
-      const organization = await db.organization.create({
-        data: { name: `${input.name}'s organization`, memberships: { create: { userId: user.id, role: 'owner' } } },
-      });
+      const { user, organization } = await createAccount({ email: input.email, name: input.name, passwordHash });
       return { user, organization, session: await startSession(user.id) };
     },
 

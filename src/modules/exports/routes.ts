@@ -31,7 +31,7 @@ export const exportRoutes: FastifyPluginAsyncZod<ExportRoutesOptions> = async (a
   const exports = createExportService(options);
 
   app.post('/export', {
-    config: { scope: 'exports:write' },
+    config: { scope: 'exports:write', rateLimitTier: 'export' },
     schema: {
       tags,
       summary: 'Export a variant to an ad network',

@@ -14,13 +14,13 @@ export const healthRoutes: FastifyPluginAsyncZod<{ db: Database; checks?: Record
   const readiness: Record<string, ReadinessCheck> = { database: () => db.$queryRaw`SELECT 1`, ...checks };
 
   app.get('/health', {
-    config: { auth: 'public' },
+    config: { auth: 'public', rateLimitTier: false },
     schema: { tags, summary: 'Liveness', response: { 200: z.object({ status: z.literal('ok') }) } },
     handler: async () => ({ status: 'ok' as const }),
   });
 
   app.get('/health/ready', {
-    config: { auth: 'public' },
+    config: { auth: 'public', rateLimitTier: false },
     schema: {
       tags,
       summary: 'Readiness: the database and the object store answer',

@@ -43,7 +43,7 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ db: Database }> = async
   });
 
   app.post('/organizations/:id/members', {
-    config: { auth: 'session' },
+    config: { auth: 'session', rateLimitTier: 'sensitive' },
     schema: { tags, summary: 'Add an existing user to an organization (owner or admin)', params: idParam, body: addMemberBody, response: { 201: memberSchema } },
     handler: async (request, reply) =>
       reply.code(201).send(await organizations.addMember(sessionOf(request), request.params.id, request.body)),

@@ -13,7 +13,7 @@ export const tokenRoutes: FastifyPluginAsyncZod<{ db: Database }> = async (app, 
   const tokens = createTokenService(db);
 
   app.post('/tokens', {
-    config: { scope: 'tokens:write' },
+    config: { scope: 'tokens:write', rateLimitTier: 'sensitive' },
     schema: {
       tags,
       summary: 'Create an API token (the secret is returned only here)',
@@ -31,7 +31,7 @@ export const tokenRoutes: FastifyPluginAsyncZod<{ db: Database }> = async (app, 
   });
 
   app.delete('/tokens/:id', {
-    config: { scope: 'tokens:write' },
+    config: { scope: 'tokens:write', rateLimitTier: 'sensitive' },
     schema: { tags, summary: 'Revoke an API token', params: idParam, response: { 204: z.null() } },
     handler: async (request, reply) => {
       await tokens.revoke(callerOf(request), request.params.id);

@@ -1,0 +1,34 @@
+// What browsers are told: security headers (helmet) tuned for a JSON API — nothing may be
+// framed, run or loaded from its responses — except the docs page, whose CSP comes from
+// @fastify/swagger-ui (see app.ts); and CORS for the web app's origins, with credentials so
+// the session cookie goes along. Strict-Transport-Security is set by https.ts, on HTTPS only.
+import cors from '@fastify/cors';
+import helmet from '@fastify/helmet';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Config } from '../config.js';
+
+/** Response headers a script of the web app may read. */
+const EXPOSED_HEADERS = ['API-Version', 'Location', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+const PREFLIGHT_MAX_AGE_SECONDS = 600;
+
+async function browserSecurityPlugin(app: FastifyInstance, { config }: { config: Config }) {
+  await app.register(helmet, {
+    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+    hsts: false,
+    // Same-site pages (the web app on a sibling host) may embed files the service serves.
+    crossOriginResourcePolicy: { policy: 'same-site' },
+  });
+  await app.register(cors, {
+    // No configured origin: no cross-origin reads at all.
+    origin: config.auth.webAppOrigins,
+    credentials: true,
+    // PUT: browser uploads to the local store's signed URLs.
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
+    exposedHeaders: EXPOSED_HEADERS,
+    maxAge: PREFLIGHT_MAX_AGE_SECONDS,
+  });
+}
+
+export default fp(browserSecurityPlugin, { name: 'browser-security' });
