@@ -74,7 +74,7 @@ export async function processExport(deps: ExportWorkerDeps, exportId: string, at
     });
     const key = artifactKey(row.organizationId, row.id, artifact.fileName);
     await store.write(key, artifact.bytes, { contentType: artifact.contentType });
-    await db.export.updateMany({
+    const { count } = await db.export.updateMany({
       where: { id: exportId, status: 'processing' },
       data: {
         status: 'succeeded',
@@ -87,7 +87,9 @@ export async function processExport(deps: ExportWorkerDeps, exportId: string, at
         finishedAt: new Date(),
       },
     });
-    deps.log.info({ exportId, network: row.network, size: artifact.size }, 'export succeeded');
+    // The variant (and with it the export) was deleted meanwhile: do not leave its artifact behind.
+    if (count === 0 && !(await db.export.findUnique({ where: { id: exportId }, select: { id: true } }))) await store.delete(key);
+    deps.log.info({ exportId, network: row.network, size: artifact.size }, 'export built');
   } catch (error) {
     if (error instanceof ExportFailure) {
       await markFailed(db, exportId, error.message);
