@@ -1,6 +1,6 @@
 // Small helpers over parse5's default tree: the pipeline and the validation step read and
 // rewrite HTML through these, never with regular expressions.
-import { type DefaultTreeAdapterMap, defaultTreeAdapter as tree, parse, serialize } from 'parse5';
+import { type DefaultTreeAdapterMap, html, defaultTreeAdapter as tree, parse, serialize } from 'parse5';
 
 export type Document = DefaultTreeAdapterMap['document'];
 export type Element = DefaultTreeAdapterMap['element'];
@@ -51,7 +51,7 @@ export function setText(element: Element, text: string): void {
 }
 
 export function createElement(tagName: string, attrs: Record<string, string>, text?: string): Element {
-  const element = tree.createElement(tagName, 'http://www.w3.org/1999/xhtml' as never, Object.entries(attrs).map(([name, value]) => ({ name, value })));
+  const element = tree.createElement(tagName, html.NS.HTML, Object.entries(attrs).map(([name, value]) => ({ name, value })));
   if (text !== undefined) tree.insertText(element, text);
   return element;
 }
