@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Browser, chromium } from 'playwright-core';
-import { createTestApp, type TestApp } from '../helpers/app.js';
-import { exportSampleGame } from '../helpers/exports.js';
-import { SAMPLE_CONFIG } from '../helpers/sample-game.js';
+import { createTestApp, type TestApp } from '../../helpers/app.js';
+import { exportSampleGame } from '../../helpers/exports.js';
+import { SAMPLE_CONFIG } from '../../helpers/sample-game.js';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const ORIGIN = 'http://playable.test';
