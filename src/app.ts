@@ -23,6 +23,10 @@ import { oidcRoutes } from './modules/oidc/routes.js';
 import { organizationRoutes } from './modules/organizations/routes.js';
 import { assetRoutes } from './modules/assets/routes.js';
 import { tokenRoutes } from './modules/tokens/routes.js';
+import { variantRoutes } from './modules/variants/routes.js';
+import { exportRoutes } from './modules/exports/routes.js';
+import { startExportWorker } from './jobs/export-worker.js';
+import { type ExportQueue, startExportQueue } from './jobs/queue.js';
 import auth from './plugins/auth.js';
 import browserSecurity from './plugins/browser-security.js';
 import { frameworkErrors, registerErrorHandling } from './plugins/errors.js';
@@ -48,6 +52,8 @@ export interface AppDependencies {
   logStream?: DestinationStream;
   /** The object store; by default the one config chooses (src/storage/index.ts). */
   store?: ObjectStore;
+  /** The database of the export queue (pg-boss); DATABASE_URL by default. */
+  databaseUrl?: string;
 }
 
 export async function buildApp(config: Config, deps: AppDependencies): Promise<FastifyInstance> {
@@ -65,6 +71,7 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
     frameworkErrors: (error, request, reply) => frameworkErrors(error, request, reply.header('API-Version', API_VERSION)),
   }).withTypeProvider<ZodTypeProvider>();
   const store = deps.store ?? createObjectStore(config, { now: deps.now });
+  const queue = await startQueue(app, config, deps, store);
 
   registerJsonBodyParsing(app);
   app.setValidatorCompiler(validatorCompiler);
@@ -120,6 +127,8 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
       await api.register(organizationRoutes, { db: deps.db });
       await api.register(tokenRoutes, { db: deps.db });
       await api.register(gameRoutes, { db: deps.db });
+      await api.register(variantRoutes, { db: deps.db, store });
+      await api.register(exportRoutes, { db: deps.db, store, queue, downloadUrlTtlSeconds: config.storage.downloadUrlTtlSeconds });
       await api.register(assetRoutes, { db: deps.db, store, config });
       api.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
     },
@@ -136,6 +145,16 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
   if (isLocalStore(store)) await app.register(localObjectRoutes, { store });
 
   return app;
+}
+
+/** The export queue, stopped when the app closes; its worker runs here unless EXPORT_WORKER_IN_API=false. */
+async function startQueue(app: FastifyInstance, config: Config, deps: AppDependencies, store: ObjectStore): Promise<ExportQueue> {
+  const databaseUrl = deps.databaseUrl ?? config.database.url;
+  if (!databaseUrl) throw new Error('The export queue needs a database URL (DATABASE_URL or deps.databaseUrl)');
+  const queue = await startExportQueue(databaseUrl, config.exports, (error) => app.log.error({ err: error }, 'export queue error'));
+  app.addHook('onClose', () => queue.stop());
+  if (config.exports.workerInApi) await startExportWorker(queue, { db: deps.db, store, log: app.log }, config.exports);
+  return queue;
 }
 
 function readTlsFiles(tls: { certFile: string; keyFile: string }) {

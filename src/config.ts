@@ -64,6 +64,21 @@ const envSchema = z.object({
   /** How long a verified API token is remembered in-process; 0 looks it up on every request. */
   API_TOKEN_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
 
+  // Exports run from a pg-boss queue in PostgreSQL (its own schema, `pgboss`).
+  /** Run the export worker inside the API process; false when only `npm run worker` processes work. */
+  EXPORT_WORKER_IN_API: booleanFlag.default(true),
+  /** Exports one worker process builds at the same time. */
+  EXPORT_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
+  /** A job still running after this long (e.g. its worker crashed) is failed and retried. */
+  EXPORT_JOB_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
+  /** Attempts per export, the first included; the last failure is recorded in the export's error. */
+  EXPORT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
+  /** Delay before a retry (doubled per attempt, with jitter). */
+  EXPORT_RETRY_DELAY_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
+  /** How often an idle worker looks for new jobs. */
+  QUEUE_POLL_INTERVAL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
+  /** How often timed-out jobs are detected and old jobs archived. */
+  QUEUE_MAINTENANCE_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   /** Object storage: S3-compatible when S3_BUCKET is set, otherwise local disk under DATA_DIR. */
   S3_BUCKET: z.string().min(1).optional(),
   /** The endpoint the service uses (e.g. http://minio:9000); AWS's regional endpoint when absent. */
@@ -106,6 +121,15 @@ export interface Config {
     argon2: { memoryCost: number; timeCost: number };
     /** Revocation through another instance takes up to this long to reach this one. */
     apiTokenCacheSeconds: number;
+  };
+  exports: {
+    workerInApi: boolean;
+    concurrency: number;
+    jobTimeoutSeconds: number;
+    maxAttempts: number;
+    retryDelaySeconds: number;
+    pollIntervalSeconds: number;
+    maintenanceIntervalSeconds: number;
   };
   http: {
     trustProxy: boolean | string[];
@@ -197,6 +221,15 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       webAppOrigins: env.WEB_APP_ORIGINS,
       argon2: { memoryCost: env.ARGON2_MEMORY_KIB, timeCost: env.ARGON2_TIME_COST },
       apiTokenCacheSeconds: env.API_TOKEN_CACHE_SECONDS,
+    },
+    exports: {
+      workerInApi: env.EXPORT_WORKER_IN_API,
+      concurrency: env.EXPORT_WORKER_CONCURRENCY,
+      jobTimeoutSeconds: env.EXPORT_JOB_TIMEOUT_SECONDS,
+      maxAttempts: env.EXPORT_MAX_ATTEMPTS,
+      retryDelaySeconds: env.EXPORT_RETRY_DELAY_SECONDS,
+      pollIntervalSeconds: env.QUEUE_POLL_INTERVAL_SECONDS,
+      maintenanceIntervalSeconds: env.QUEUE_MAINTENANCE_INTERVAL_SECONDS,
     },
     http: {
       trustProxy: parseTrustProxy(env.TRUST_PROXY),

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
 import { createDatabase } from './db/client.js';
-import { ensureDatabase, startEmbeddedPostgres } from './db/embedded.js';
+import { EMBEDDED_DATABASE, ensureDatabase, startEmbeddedPostgres } from './db/embedded.js';
 import { applyMigrations } from './db/migrate.js';
 
 const config = loadConfig();
@@ -19,8 +19,8 @@ if (!databaseUrl) {
     port: config.database.embeddedPort,
   });
   stopEmbedded = embedded.stop;
-  await ensureDatabase(embedded.serverUrl, 'pcs').catch(abort);
-  databaseUrl = embedded.databaseUrl('pcs');
+  await ensureDatabase(embedded.serverUrl, EMBEDDED_DATABASE).catch(abort);
+  databaseUrl = embedded.databaseUrl(EMBEDDED_DATABASE);
   log(`Embedded PostgreSQL on port ${config.database.embeddedPort}, data in ${path.join(config.dataDir, 'postgres')}`);
 }
 
@@ -35,7 +35,7 @@ const applied = await applyMigrations(databaseUrl).catch(abort);
 if (applied.length) log(`Applied migrations: ${applied.join(', ')}`);
 
 const db = createDatabase(databaseUrl, config.database.poolSize);
-const app = await buildApp(config, { db }).catch(abort);
+const app = await buildApp(config, { db, databaseUrl }).catch(abort);
 
 let closing = false;
 async function shutdown(signal: string) {

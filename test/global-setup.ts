@@ -9,6 +9,7 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { ensureDatabase, startEmbeddedPostgres } from '../src/db/embedded.js';
 import { applyMigrations } from '../src/db/migrate.js';
+import { installQueueSchema } from '../src/jobs/queue.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -49,6 +50,8 @@ export default async function setup(project: TestProject) {
   const templateDatabase = `pcs_template_${process.pid}`;
   await ensureDatabase(serverUrl, templateDatabase);
   await applyMigrations(withDatabase(serverUrl, templateDatabase));
+  // The export queue's own schema (pg-boss), so that each test database has it from the start.
+  await installQueueSchema(withDatabase(serverUrl, templateDatabase));
 
   project.provide('databaseServerUrl', serverUrl);
   project.provide('templateDatabase', templateDatabase);

@@ -11,6 +11,8 @@ export interface EmbeddedDatabase {
   stop(): Promise<void>;
 }
 
+/** The service's database on the embedded server. */
+export const EMBEDDED_DATABASE = 'pcs';
 const USER = 'postgres';
 const PASSWORD = 'postgres';
 
@@ -35,8 +37,7 @@ export async function startEmbeddedPostgres(options: {
   });
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await server.initialise();
   await server.start();
-  const databaseUrl = (database: string) =>
-    `postgresql://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${encodeURIComponent(database)}`;
+  const databaseUrl = (database: string) => embeddedDatabaseUrl(options.port, database);
   return { serverUrl: databaseUrl('postgres'), databaseUrl, stop: () => server.stop() };
 }
 
@@ -57,6 +58,11 @@ async function importWithoutSignalHandlers() {
     }
   }
   return EmbeddedPostgres;
+}
+
+/** The URL of a database on the embedded server (which another process of ours may have started). */
+export function embeddedDatabaseUrl(port: number, database: string): string {
+  return `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
 }
 
 /** CREATE DATABASE unless it exists (CREATE DATABASE has no IF NOT EXISTS). */

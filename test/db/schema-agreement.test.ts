@@ -200,7 +200,9 @@ describe('schema.prisma and the migrated database agree', () => {
   it('have the same enums with the same values in the same order', async () => {
     const { rows } = await client.query<{ name: string; values: string[] }>(
       `SELECT t.typname::text AS name, array_agg(e.enumlabel::text ORDER BY e.enumsortorder) AS values
-       FROM pg_type t JOIN pg_enum e ON e.enumtypid = t.oid GROUP BY t.typname`,
+       FROM pg_type t JOIN pg_enum e ON e.enumtypid = t.oid
+       JOIN pg_namespace n ON n.oid = t.typnamespace AND n.nspname = 'public'
+       GROUP BY t.typname`,
     );
     const expected = datamodel.enums.map((e) => ({ name: e.dbName ?? e.name, values: e.values.map((v) => v.dbName ?? v.name) }));
     expect(rows.sort((a, b) => a.name.localeCompare(b.name))).toEqual(expected.sort((a, b) => a.name.localeCompare(b.name)));

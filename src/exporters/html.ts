@@ -1,0 +1,89 @@
+// Small helpers over parse5's default tree: the pipeline and the validation step read and
+// rewrite HTML through these, never with regular expressions.
+import { type DefaultTreeAdapterMap, html, defaultTreeAdapter as tree, parse, serialize } from 'parse5';
+
+export type Document = DefaultTreeAdapterMap['document'];
+export type Element = DefaultTreeAdapterMap['element'];
+type ParentNode = DefaultTreeAdapterMap['parentNode'];
+type ChildNode = DefaultTreeAdapterMap['childNode'];
+
+export const parseHtml = (html: string): Document => parse(html);
+export const serializeHtml = (document: Document): string => serialize(document);
+
+/** Every element in document order, including those inside <template> content. */
+export function elements(root: ParentNode): Element[] {
+  const found: Element[] = [];
+  const visit = (node: ParentNode) => {
+    for (const child of node.childNodes) {
+      if (!tree.isElementNode(child)) continue;
+      found.push(child);
+      visit(child);
+      if (child.tagName === 'template') visit(tree.getTemplateContent(child as DefaultTreeAdapterMap['template']));
+    }
+  };
+  visit(root);
+  return found;
+}
+
+export function attr(element: Element, name: string): string | undefined {
+  return element.attrs.find((a) => a.name === name)?.value;
+}
+
+export function setAttr(element: Element, name: string, value: string): void {
+  const existing = element.attrs.find((a) => a.name === name);
+  if (existing) existing.value = value;
+  else element.attrs.push({ name, value });
+}
+
+export function removeAttr(element: Element, name: string): void {
+  element.attrs = element.attrs.filter((a) => a.name !== name);
+}
+
+/** The text of a <script> or <style> element. */
+export function textOf(element: Element): string {
+  return element.childNodes.map((n) => (tree.isTextNode(n) ? tree.getTextNodeContent(n) : '')).join('');
+}
+
+/** Replaces an element's children with one text node (serialized raw inside <script>/<style>). */
+export function setText(element: Element, text: string): void {
+  for (const child of [...element.childNodes]) tree.detachNode(child);
+  tree.insertText(element, text);
+}
+
+export function createElement(tagName: string, attrs: Record<string, string>, text?: string): Element {
+  const element = tree.createElement(tagName, html.NS.HTML, Object.entries(attrs).map(([name, value]) => ({ name, value })));
+  if (text !== undefined) tree.insertText(element, text);
+  return element;
+}
+
+export function replaceElement(old: Element, replacement: Element): void {
+  const parent = old.parentNode;
+  if (!parent) return;
+  tree.insertBefore(parent, replacement, old);
+  tree.detachNode(old);
+}
+
+export function removeElement(element: Element): void {
+  tree.detachNode(element);
+}
+
+/** The document's <head> (parse5 always creates one). */
+export function headOf(document: Document): Element {
+  const head = elements(document).find((e) => e.tagName === 'head');
+  if (!head) throw new Error('parse5 produced a document without <head>');
+  return head;
+}
+
+/** Inserts `nodes` at the start of <head>, after any charset declaration (which must come first). */
+export function prependToHead(document: Document, nodes: Element[]): void {
+  const head = headOf(document);
+  const charset = head.childNodes.find(
+    (n): n is Element => tree.isElementNode(n) && n.tagName === 'meta' && attr(n, 'charset') !== undefined,
+  );
+  const before: ChildNode | undefined = charset ? head.childNodes[head.childNodes.indexOf(charset) + 1] : head.childNodes[0];
+  for (const node of nodes) {
+    if (before) tree.insertBefore(head, node, before);
+    else tree.appendChild(head, node);
+  }
+  if (!charset) tree.insertBefore(head, createElement('meta', { charset: 'utf-8' }), head.childNodes[0]!);
+}

@@ -1,0 +1,22 @@
+// The MRAID bridge shared by the MRAID networks (applovin, unity, ironsource, snapchat):
+// start once MRAID is ready (and, for MRAID 3.0 containers, viewable); CTA → mraid.open().
+// Outside an ad container (a browser preview) the game starts at once and the CTA does nothing.
+
+export function mraidBridge(options: { waitViewable: boolean; clickUrl?: string }): string {
+  const target = options.clickUrl ? JSON.stringify(options.clickUrl).replaceAll('"', "'") : 'url';
+  return `{
+    ready: function (start) {
+      if (typeof mraid === 'undefined') { start(); return; }
+      function whenViewable() {
+        if (${options.waitViewable ? 'mraid.isViewable()' : 'true'}) { start(); return; }
+        mraid.addEventListener('viewableChange', function onViewable(viewable) {
+          if (viewable) { mraid.removeEventListener('viewableChange', onViewable); start(); }
+        });
+      }
+      if (mraid.getState() !== 'loading') { whenViewable(); return; }
+      mraid.addEventListener('ready', function onReady() { mraid.removeEventListener('ready', onReady); whenViewable(); });
+    },
+    cta: function (url) { if (typeof mraid !== 'undefined') mraid.open(${target}); },
+    end: function () {}
+  }`;
+}

@@ -1,0 +1,48 @@
+// What a network file says: only what is particular to that network. The shared pipeline
+// (../pipeline.ts) and the validation step (../validate.ts) do the rest from ../rules.ts.
+import type { Document } from '../html.js';
+import type { Network } from '../rules.js';
+
+export type VariantConfig = Record<string, unknown>;
+
+/** An element the export adds to <head>. */
+export interface HeadTag {
+  tag: 'meta' | 'script';
+  attrs: Record<string, string>;
+}
+
+/** A finished artifact as the validation step sees it. */
+export interface ArtifactFiles {
+  /** Path → bytes; a single-HTML artifact is one entry. */
+  files: Map<string, Uint8Array>;
+  entryPath: string;
+}
+
+export interface NetworkExporter {
+  network: Network;
+  /** JS expression evaluating to `{ ready(start), cta(url), end() }` for the runtime (../runtime.ts). */
+  bridge: string;
+  /** Calls the finished HTML must contain; the validation step looks for each. */
+  bridgeCalls: string[];
+  /** Elements added to <head> besides mraid.js and the network's scripts. */
+  headTags?(config: VariantConfig): HeadTag[];
+  /** Files added at the top of the ZIP (path → content). */
+  extraFiles?(config: VariantConfig): Record<string, string>;
+  /** Checks beyond the common ones; returns problems. */
+  check?(artifact: ArtifactFiles, entry: Document): string[];
+}
+
+/** `config.orientation` ('portrait' | 'landscape' | 'both', default both), which some networks declare. */
+export function orientationOf(config: VariantConfig): 'portrait' | 'landscape' | 'both' {
+  const value = config.orientation;
+  return value === 'portrait' || value === 'landscape' ? value : 'both';
+}
+
+/** A bridge for containers that are ready at once: `cta` and `end` are JS statements. */
+export function startAtOnceBridge(cta: string, end = ''): string {
+  return `{
+    ready: function (start) { start(); },
+    cta: function () { ${cta} },
+    end: function () { ${end} }
+  }`;
+}

@@ -1,0 +1,87 @@
+// What a reference in the game's HTML or CSS points at, and where such references are.
+import * as csstree from 'css-tree';
+import { attr, type Element } from './html.js';
+
+export type Reference =
+  /** Nothing to resolve: data:/blob: URLs, fragments, javascript:, mailto: … */
+  | { kind: 'inline' }
+  /** Something on another host (http:, https:, protocol-relative //host). */
+  | { kind: 'external'; url: string }
+  /** A file of the game, matched against the variant's assets by file name. */
+  | { kind: 'file'; fileName: string };
+
+/** `Logo.PNG` → `png`; '' when there is none. */
+export const extensionOf = (fileName: string) => (fileName.includes('.') ? fileName.split('.').pop()!.toLowerCase() : '');
+
+const INLINE_SCHEMES = new Set(['data:', 'blob:', 'javascript:', 'mailto:', 'tel:', 'about:']);
+
+export function classifyReference(raw: string): Reference {
+  const value = raw.trim();
+  if (value === '' || value.startsWith('#')) return { kind: 'inline' };
+  if (value.startsWith('//')) return { kind: 'external', url: value };
+  const scheme = /^([a-z][a-z0-9+.-]*:)/i.exec(value)?.[1]?.toLowerCase();
+  if (scheme) return INLINE_SCHEMES.has(scheme) ? { kind: 'inline' } : { kind: 'external', url: value };
+  // A relative path: the game is flat once exported, so only the last segment names the file.
+  const path = value.split(/[?#]/, 1)[0]!;
+  const last = path.split(/[\\/]/).pop() ?? '';
+  let fileName = last;
+  try {
+    fileName = decodeURIComponent(last);
+  } catch {
+    // a stray % stays as written
+  }
+  return fileName ? { kind: 'file', fileName } : { kind: 'inline' };
+}
+
+/** Attributes that load a resource, by element (`*` for any element; SVG uses href / xlink:href). */
+const RESOURCE_ATTRIBUTES: Record<string, string[]> = {
+  script: ['src'],
+  link: ['href'],
+  img: ['src'],
+  source: ['src'],
+  video: ['src', 'poster'],
+  audio: ['src'],
+  track: ['src'],
+  iframe: ['src'],
+  embed: ['src'],
+  object: ['data'],
+  input: ['src'],
+  image: ['href', 'xlink:href'],
+  use: ['href', 'xlink:href'],
+  feimage: ['href', 'xlink:href'],
+};
+
+/** The element's attributes that load a single resource (srcset and style are separate). */
+export function resourceAttributes(element: Element): string[] {
+  return (RESOURCE_ATTRIBUTES[element.tagName] ?? []).filter((name) => attr(element, name) !== undefined);
+}
+
+/** `srcset` candidates: "a.png 1x, b.png 2x" → URLs and their descriptors. */
+export function parseSrcset(value: string): Array<{ url: string; descriptor: string }> {
+  return value
+    .split(',')
+    .map((candidate) => candidate.trim())
+    .filter(Boolean)
+    .map((candidate) => {
+      const [url = '', ...descriptor] = candidate.split(/\s+/);
+      return { url, descriptor: descriptor.join(' ') };
+    });
+}
+
+export const serializeSrcset = (candidates: Array<{ url: string; descriptor: string }>) =>
+  candidates.map((c) => (c.descriptor ? `${c.url} ${c.descriptor}` : c.url)).join(', ');
+
+/**
+ * Rewrites every url(...) and @import target of a style sheet (or of a style attribute's
+ * declarations) through `rewrite`, which returns the new URL. Uses css-tree's parser, so
+ * comments and strings are handled as CSS defines them.
+ */
+export function rewriteCss(css: string, context: 'stylesheet' | 'declarationList', rewrite: (url: string) => string): string {
+  const ast = csstree.parse(css, { context, parseValue: true, parseAtrulePrelude: true });
+  csstree.walk(ast, function (this: csstree.WalkContext, node: csstree.CssNode) {
+    if (node.type === 'Url') node.value = rewrite(node.value);
+    // @import "file.css" names its target with a plain string.
+    else if (node.type === 'String' && this.atrule?.name.toLowerCase() === 'import') node.value = rewrite(node.value);
+  });
+  return csstree.generate(ast);
+}

@@ -1,0 +1,117 @@
+import type { Database } from '../../db/client.js';
+import { ConflictError } from '../../errors.js';
+import type { ExportReport } from '../../exporters/pipeline.js';
+import type { Network } from '../../exporters/rules.js';
+import type { Export, ExportStatus } from '../../generated/prisma/client.js';
+import type { ExportQueue } from '../../jobs/queue.js';
+import { envelope, type PageRequest, pageArgs } from '../../lib/pagination.js';
+import { iso, isoOrNull } from '../../lib/schemas.js';
+import { isUuid } from '../../lib/uuid.js';
+import type { Caller } from '../../plugins/auth.js';
+import type { ObjectStore } from '../../storage/types.js';
+import { assertId, assertVisible, visibleOrganizationIds } from '../organizations/access.js';
+import { createVariantService } from '../variants/service.js';
+
+export const toExportCreatedDto = (e: Export) => ({
+  id: e.id,
+  variantId: e.variantId,
+  network: e.network as Network,
+  status: e.status,
+  createdAt: iso(e.createdAt),
+});
+
+export interface ExportServiceDeps {
+  db: Database;
+  store: ObjectStore;
+  queue: ExportQueue;
+  downloadUrlTtlSeconds: number;
+}
+
+export function createExportService({ db, store, queue, downloadUrlTtlSeconds }: ExportServiceDeps) {
+  const variants = createVariantService(db, store);
+
+  async function toExportDto(e: Export) {
+    const downloadUrl =
+      e.status === 'succeeded' && e.storageKey
+        ? await store.presignDownload(e.storageKey, { expiresInSeconds: downloadUrlTtlSeconds, fileName: e.fileName ?? undefined })
+        : null;
+    return {
+      ...toExportCreatedDto(e),
+      organizationId: e.organizationId,
+      size: e.size === null ? null : Number(e.size),
+      fileName: e.fileName,
+      checksum: e.checksum,
+      downloadUrl,
+      error: e.error,
+      report: e.report as ExportReport | null,
+      attempts: e.attempts,
+      startedAt: isoOrNull(e.startedAt),
+      finishedAt: isoOrNull(e.finishedAt),
+    };
+  }
+
+  /** The export an Idempotency-Key already made, which must be for the same variant and network. */
+  async function byIdempotencyKey(organizationId: string, key: string, input: { variantId: string; network: string }) {
+    const existing = await db.export.findUnique({ where: { organizationId_idempotencyKey: { organizationId, idempotencyKey: key } } });
+    if (existing && (existing.variantId !== input.variantId || existing.network !== input.network)) {
+      throw new ConflictError('This Idempotency-Key was already used for another export request');
+    }
+    return existing;
+  }
+
+  return {
+    async create(caller: Caller, input: { variantId: string; network: Network }, idempotencyKey: string | undefined) {
+      const variant = await variants.find(caller, input.variantId);
+      const organizationId = variant.organizationId;
+      if (idempotencyKey) {
+        const existing = await byIdempotencyKey(organizationId, idempotencyKey, input);
+        if (existing) return toExportCreatedDto(existing);
+      }
+      let created: Export;
+      try {
+        created = await db.export.create({
+          data: { organizationId, variantId: variant.id, network: input.network, idempotencyKey: idempotencyKey ?? null },
+        });
+      } catch (error) {
+        // Two requests with the same key at once: the second returns what the first created.
+        if ((error as { code?: string }).code === 'P2002' && idempotencyKey) {
+          const existing = await byIdempotencyKey(organizationId, idempotencyKey, input);
+          if (existing) return toExportCreatedDto(existing);
+        }
+        throw error;
+      }
+      try {
+        await queue.enqueue(created.id);
+      } catch (error) {
+        await db.export.update({
+          where: { id: created.id },
+          data: { status: 'failed', error: 'The export could not be queued; please retry', finishedAt: new Date() },
+        });
+        throw error;
+      }
+      return toExportCreatedDto(created);
+    },
+
+    async get(caller: Caller, id: string) {
+      assertId(id, 'Export');
+      return toExportDto(assertVisible(caller, await db.export.findUnique({ where: { id } }), 'Export'));
+    },
+
+    async list(
+      caller: Caller,
+      query: PageRequest<'createdAt' | 'finishedAt' | 'network' | 'status'> & { variantId?: string; gameId?: string; status?: ExportStatus },
+    ) {
+      // A filter by an id that cannot exist matches nothing.
+      if ((query.variantId && !isUuid(query.variantId)) || (query.gameId && !isUuid(query.gameId))) return envelope([], 0, query);
+      const where = {
+        organizationId: { in: visibleOrganizationIds(caller, undefined) },
+        ...(query.variantId ? { variantId: query.variantId } : {}),
+        ...(query.gameId ? { variant: { gameId: query.gameId } } : {}),
+        ...(query.status ? { status: query.status } : {}),
+      };
+      const [rows, total] = await Promise.all([db.export.findMany({ where, ...pageArgs(query) }), db.export.count({ where })]);
+      return envelope(await Promise.all(rows.map(toExportDto)), total, query);
+    },
+  };
+}
+

@@ -1,0 +1,162 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NETWORKS } from '../src/exporters/rules.js';
+import { createTestApp, expectError, type RegisteredUser, type TestApp } from './helpers/app.js';
+import { createSampleVariant, downloadArtifact, type SampleVariant, waitForExport } from './helpers/exports.js';
+import { expectSampleArtifact } from './helpers/sample-game.js';
+
+let t: TestApp;
+let alice: RegisteredUser;
+let bob: RegisteredUser;
+let sample: SampleVariant;
+
+beforeAll(async () => {
+  t = await createTestApp({ QUEUE_POLL_INTERVAL_SECONDS: '0.5', RATE_LIMIT_EXPORT_MAX: '500' });
+  alice = await t.register();
+  bob = await t.register();
+  sample = await createSampleVariant(t, alice);
+});
+afterAll(() => t.close());
+
+const countExports = async () => Number((await t.sql<{ n: string }>('SELECT count(*) AS n FROM exports'))[0]!.n);
+
+describe('POST /export for every network', () => {
+  it('builds the sample game for each network; each artifact opens and passes the checks', async () => {
+    const queued = await Promise.all(NETWORKS.map((network) => t.as(alice).post('/export', { variantId: sample.variant.id, network })));
+    for (const [i, res] of queued.entries()) {
+      expect(res.statusCode).toBe(202);
+      expect(res.headers['x-ratelimit-limit']).toBe('500'); // the export tier
+      expect(res.json()).toEqual({ id: expect.any(String), variantId: sample.variant.id, network: NETWORKS[i], status: 'queued', createdAt: expect.any(String) });
+    }
+    for (const [i, network] of NETWORKS.entries()) {
+      const exported = await waitForExport(t, alice, queued[i]!.json().id);
+      expect(exported.status, exported.error).toBe('succeeded');
+      const artifact = await downloadArtifact(t, exported);
+      expectSampleArtifact(network, artifact);
+      expect(exported).toMatchObject({
+        network,
+        error: null,
+        size: artifact.length,
+        checksum: createHash('sha256').update(artifact).digest('hex'),
+        attempts: 1,
+      });
+      expect(exported.fileName).toMatch(network === 'unity' ? /^index\.html$/ : /^meadow-mayhem/);
+      expect(exported.report.assets.map((a: { fileName: string }) => a.fileName).sort()).toEqual(['game.js', 'level.json', 'logo.png', 'style.css']);
+      expect(Date.parse(exported.finishedAt)).toBeGreaterThanOrEqual(Date.parse(exported.startedAt));
+    }
+  });
+});
+
+describe('failed exports', () => {
+  it('fails over the size limit, naming the size, the limit and the largest asset', async () => {
+    const big = await createSampleVariant(t, alice, {
+      change: (game) => {
+        game.assets.push({ fileName: 'huge.png', contentType: 'image/png', bytes: Buffer.alloc(1_600_000, 7) });
+        game.entry = { ...game.entry, bytes: Buffer.from(game.entry.bytes.toString().replace('</body>', '<img src="huge.png"></body>')) };
+      },
+    });
+    const res = await t.as(alice).post('/export', { variantId: big.variant.id, network: 'meta' });
+    const exported = await waitForExport(t, alice, res.json().id);
+    expect(exported).toMatchObject({ status: 'failed', downloadUrl: null, size: null });
+    expect(exported.error).toMatch(/^The meta export is 2\.\d\d MB \(\d+ bytes\), over the network's limit of 2\.00 MB \(2000000 bytes\)\. Largest assets: huge\.png/);
+  });
+
+  it('fails naming a referenced file that is not part of the variant', async () => {
+    const partial = await createSampleVariant(t, alice, { change: (game) => void (game.assets = game.assets.filter((a) => a.fileName !== 'logo.png')) });
+    const res = await t.as(alice).post('/export', { variantId: partial.variant.id, network: 'applovin' });
+    const exported = await waitForExport(t, alice, res.json().id);
+    expect(exported.status).toBe('failed');
+    expect(exported.error).toContain('references files that are not part of the variant: logo.png');
+  });
+});
+
+describe('POST /export requests', () => {
+  it('returns the same export for a retried request with the same Idempotency-Key', async () => {
+    const headers = { 'idempotency-key': 'retry-me-123' };
+    const first = await t.as(alice).post('/export', { variantId: sample.variant.id, network: 'unity' }, headers);
+    const second = await t.as(alice).post('/export', { variantId: sample.variant.id, network: 'unity' }, headers);
+    expect(first.statusCode).toBe(202);
+    expect(second.statusCode).toBe(202);
+    expect(second.json().id).toBe(first.json().id);
+    expect(await t.sql('SELECT id FROM exports WHERE idempotency_key = $1', ['retry-me-123'])).toHaveLength(1);
+
+    const other = await t.as(alice).post('/export', { variantId: sample.variant.id, network: 'unity' });
+    expect(other.json().id).not.toBe(first.json().id);
+    const before = await countExports();
+    expectError(await t.as(alice).post('/export', { variantId: sample.variant.id, network: 'meta' }, headers), 409, 'DUPLICATE_RESOURCE');
+    expect(await countExports()).toBe(before);
+  });
+
+  it('refuses an unknown network with 400 listing the allowed values, creating nothing', async () => {
+    const before = await countExports();
+    const body = expectError(await t.as(alice).post('/export', { variantId: sample.variant.id, network: 'myspace' }), 400, 'VALIDATION_ERROR');
+    expect(body.message).toContain(NETWORKS.join(', '));
+    expectError(await t.as(alice).post('/export', { variantId: sample.variant.id }), 400, 'VALIDATION_ERROR');
+    expectError(await t.as(alice).post('/export', { variantId: sample.variant.id, network: 'unity', extra: 1 }), 400, 'VALIDATION_ERROR');
+    expect(await countExports()).toBe(before);
+  });
+
+  it("treats another organization's variant and export as not found", async () => {
+    const before = await countExports();
+    expectError(await t.as(bob).post('/export', { variantId: sample.variant.id, network: 'unity' }), 404, 'RESOURCE_NOT_FOUND');
+    expect(await countExports()).toBe(before);
+    const mine = (await t.as(alice).post('/export', { variantId: sample.variant.id, network: 'vungle' })).json();
+    expectError(await t.as(bob).get(`/exports/${mine.id}`), 404, 'RESOURCE_NOT_FOUND');
+    expect((await t.as(bob).get('/exports')).json().meta.total).toBe(0);
+    expectError(await t.as(alice).get('/exports/42'), 404, 'RESOURCE_NOT_FOUND');
+  });
+
+  it('needs exports:write to export and exports:read to read', async () => {
+    const reader = await t.createToken(alice, ['exports:read']);
+    const denied = expectError(await t.as(reader).post('/export', { variantId: sample.variant.id, network: 'unity' }), 403, ['INSUFFICIENT_PERMISSIONS', 'Forbidden']);
+    expect(denied.message).toBe('Insufficient permissions. Required: exports:write');
+    expect((await t.as(reader).get('/exports')).statusCode).toBe(200);
+    const gamesOnly = await t.createToken(alice, ['games:read']);
+    expect(expectError(await t.as(gamesOnly).get('/exports'), 403, ['INSUFFICIENT_PERMISSIONS', 'Forbidden']).message).toBe(
+      'Insufficient permissions. Required: exports:read',
+    );
+    const writer = await t.createToken(alice, ['exports:write']);
+    expect((await t.as(writer).post('/export', { variantId: sample.variant.id, network: 'unity' })).statusCode).toBe(202);
+  });
+});
+
+describe('GET /exports', () => {
+  it('lists with the envelope and filters by variant, game and status', async () => {
+    const other = await createSampleVariant(t, alice, { name: 'Other' });
+    const exp = (await t.as(alice).post('/export', { variantId: other.variant.id, network: 'moloco' })).json();
+    await waitForExport(t, alice, exp.id);
+
+    const byVariant = (await t.as(alice).get(`/exports?variantId=${other.variant.id}`)).json();
+    expect(byVariant.meta).toEqual({ page: 1, limit: 20, total: 1, totalPages: 1 });
+    expect(byVariant.data[0]).toMatchObject({ id: exp.id, status: 'succeeded', downloadUrl: expect.any(String) });
+    expect((await t.as(alice).get(`/exports?gameId=${other.game.id}`)).json().data.map((e: { id: string }) => e.id)).toEqual([exp.id]);
+    const failed = (await t.as(alice).get('/exports?status=failed&limit=100')).json();
+    expect(failed.data.every((e: { status: string }) => e.status === 'failed')).toBe(true);
+    expect((await t.as(alice).get('/exports?variantId=nope')).json().meta.total).toBe(0);
+    expectError(await t.as(alice).get('/exports?status=done'), 400, 'VALIDATION_ERROR');
+    expectError(await t.as(alice).get('/exports?limit=101'), 400, 'VALIDATION_ERROR');
+  });
+
+  it('describes every network, in GET /exports/networks and in the OpenAPI document', async () => {
+    const networks = (await t.as(alice).get('/exports/networks')).json().data;
+    expect(networks.map((n: { network: string }) => n.network)).toEqual(NETWORKS);
+    expect(networks.find((n: { network: string }) => n.network === 'meta')).toMatchObject({ output: 'html', sizeLimitBytes: 2_000_000 });
+    const doc = (await t.as(null).get('/openapi.json')).json();
+    const description = doc.paths['/api/export'].post.description as string;
+    for (const network of NETWORKS) expect(description).toContain(`| \`${network}\` |`);
+  });
+});
+
+describe('deleting a variant', () => {
+  it('deletes its exports and their stored artifacts', async () => {
+    const doomed = await createSampleVariant(t, alice, { name: 'Short-lived' });
+    const exp = (await t.as(alice).post('/export', { variantId: doomed.variant.id, network: 'snapchat' })).json();
+    await waitForExport(t, alice, exp.id);
+    const [{ storage_key: key }] = (await t.sql<{ storage_key: string }>('SELECT storage_key FROM exports WHERE id = $1', [exp.id])) as [{ storage_key: string }];
+    expect(await t.store.head(key)).not.toBeNull();
+
+    expect((await t.as(alice).delete(`/variants/${doomed.variant.id}`)).statusCode).toBe(204);
+    expectError(await t.as(alice).get(`/exports/${exp.id}`), 404, 'RESOURCE_NOT_FOUND');
+    expect(await t.store.head(key)).toBeNull();
+  });
+});

@@ -1,0 +1,71 @@
+// End to end: the sample game exported for AppLovin through the API, downloaded from its
+// downloadUrl, and opened in headless Chromium with a stub `mraid` object. The game must render
+// (title from the variant config, level from level.json, logo image) and its CTA must reach
+// mraid.open with the store URL — and the page must make no request to anywhere.
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Browser, chromium } from 'playwright-core';
+import { createTestApp, type TestApp } from '../../helpers/app.js';
+import { exportSampleGame } from '../../helpers/exports.js';
+import { SAMPLE_CONFIG } from '../../helpers/sample-game.js';
+
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const ORIGIN = 'http://playable.test';
+
+/** MRAID as a container provides it: "loading" first, then a ready event; open() is recorded. */
+const MRAID_STUB = `
+  window.mraidOpened = [];
+  window.mraid = (function () {
+    var state = 'loading', listeners = {};
+    setTimeout(function () { state = 'default'; (listeners.ready || []).forEach(function (fn) { fn(); }); }, 100);
+    return {
+      getState: function () { return state; },
+      addEventListener: function (event, fn) { (listeners[event] = listeners[event] || []).push(fn); },
+      removeEventListener: function (event, fn) { listeners[event] = (listeners[event] || []).filter(function (f) { return f !== fn; }); },
+      isViewable: function () { return true; },
+      open: function (url) { window.mraidOpened.push(url); }
+    };
+  })();`;
+
+let t: TestApp;
+let browser: Browser;
+
+beforeAll(async () => {
+  t = await createTestApp({ QUEUE_POLL_INTERVAL_SECONDS: '0.5' });
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+describe('an AppLovin export in Chromium', () => {
+  it('renders the game and sends the CTA to mraid.open', async () => {
+    const { artifact } = await exportSampleGame(t, 'applovin');
+    const page = await browser.newPage();
+    const requests: string[] = [];
+    await page.route('**/*', async (route) => {
+      const url = route.request().url();
+      requests.push(url);
+      if (url === `${ORIGIN}/index.html`) return route.fulfill({ body: artifact, contentType: 'text/html' });
+      if (url === `${ORIGIN}/mraid.js`) return route.fulfill({ body: MRAID_STUB, contentType: 'text/javascript' });
+      return route.abort();
+    });
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+
+    await page.goto(`${ORIGIN}/index.html`);
+    await page.waitForSelector('body[data-game-ready="true"]', { timeout: 10_000 });
+    expect(await page.textContent('#title')).toBe(SAMPLE_CONFIG.title);
+    expect(await page.textContent('#level')).toBe('Level: Meadow');
+    expect(await page.$eval('#logo', (img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(16);
+    await page.screenshot({ path: path.join(tmpdir(), 'pcs-applovin-playable.png') });
+
+    await page.click('#cta');
+    expect(await page.evaluate(() => (globalThis as unknown as { mraidOpened: string[] }).mraidOpened)).toEqual([SAMPLE_CONFIG.storeUrl]);
+    // Only the page itself and the container's mraid.js: nothing else was loaded (data: URIs are not requests).
+    expect(requests).toEqual([`${ORIGIN}/index.html`, `${ORIGIN}/mraid.js`]);
+    expect(errors).toEqual([]);
+  });
+});
