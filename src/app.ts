@@ -7,12 +7,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
-import {
-  jsonSchemaTransform,
-  serializerCompiler,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { ServiceUnavailableError } from './errors.js';
@@ -34,6 +29,7 @@ import https from './plugins/https.js';
 import { registerJsonBodyParsing } from './plugins/json-body.js';
 import { logRedaction, logSerializers } from './plugins/logging.js';
 import rateLimits from './plugins/rate-limit.js';
+import { serializerCompiler } from './plugins/response-serializer.js';
 import { createObjectStore } from './storage/index.js';
 import { isLocalStore } from './storage/local.js';
 import { localObjectRoutes } from './storage/local-routes.js';

@@ -154,8 +154,9 @@ export async function cursorPage<Row extends { id: string }>(
   const found = await findMany({ where, orderBy, skip: cursor ? 0 : (page - 1) * query.limit, take: query.limit + 1 });
   const rows = found.slice(0, query.limit);
   const last = rows.at(-1);
+  // Encoded only for a client that asked for cursors: the plain envelope drops it anyway.
   const nextCursor =
-    found.length > query.limit && last
+    query.cursor !== undefined && found.length > query.limit && last
       ? encodeCursor({ page: page + 1, sort: query.sort, order: query.order, value: (last as Record<string, unknown>)[query.sort] as Date | string, id: last.id })
       : null;
   return { rows, page, nextCursor };
