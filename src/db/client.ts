@@ -1,10 +1,23 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { Prisma, PrismaClient } from '../generated/prisma/client.js';
 
-export type Database = PrismaClient;
+/**
+ * Prisma, plus the pg.Pool its adapter runs on: the games module's hot read queries use the
+ * pool directly (src/modules/games/read-queries.ts), so both share one set of connections.
+ */
+export type Database = PrismaClient & { readonly pool: pg.Pool };
 export { Prisma };
 
-export function createDatabase(url: string, poolSize: number): Database {
-  const adapter = new PrismaPg({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000 });
-  return new PrismaClient({ adapter });
+export function createDatabase(url: string, poolSize: number, onPoolError: (error: Error) => void = logPoolError): Database {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000 });
+  // An idle connection that fails (PostgreSQL restarted, network cut) emits 'error' on the
+  // pool; unheard, that would crash the process. The pool replaces the connection by itself.
+  pool.on('error', onPoolError);
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  return Object.assign(prisma, { pool });
+}
+
+function logPoolError(error: Error): void {
+  process.stderr.write(`PostgreSQL pool: an idle connection failed: ${error.message}\n`);
 }

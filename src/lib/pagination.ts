@@ -122,36 +122,36 @@ function decodeCursor(raw: string, query: PageRequest): Cursor {
   return { page, sort, order, value: 'd' in value ? new Date(value.d) : value.s, id };
 }
 
-/** What a keyset list passes to Prisma's findMany: `where` narrows to rows after the cursor. */
-export interface CursorPageArgs {
-  where: Record<string, unknown>;
-  orderBy: Array<Record<string, 'asc' | 'desc'>>;
-  skip: number;
-  take: number;
+/**
+ * The rows a list reads for one page, in `sort`/`order` then id order: those after the
+ * cursor's (sort value, id) when there is one, skipping `offset` of them, at most `limit`.
+ */
+export interface PageSlice<S extends string = string> {
+  sort: S;
+  order: 'asc' | 'desc';
+  after?: { value: Date | string; id: string };
+  offset: number;
+  limit: number;
 }
 
 /**
  * One page of a list that takes `page` or `cursor`. Reads one row more than the page to know
  * whether a next page exists, and returns the cursor pointing after the page's last row.
  */
-export async function cursorPage<Row extends { id: string }>(
-  query: PageRequest & { cursor?: string },
-  findMany: (args: CursorPageArgs) => Promise<Row[]>,
+export async function cursorPage<S extends string, Row extends { id: string }>(
+  query: PageRequest<S> & { cursor?: string },
+  readSlice: (slice: PageSlice<S>) => Promise<Row[]>,
 ): Promise<{ rows: Row[]; page: number; nextCursor: string | null }> {
-  const { orderBy } = pageArgs(query);
   // An empty cursor starts keyset pagination at `page`.
   const cursor = query.cursor ? decodeCursor(query.cursor, query) : undefined;
-  let where: Record<string, unknown> = {};
-  if (cursor) {
-    // (sort, id) after the cursor's; the redundant `≤ value` bound lets the index seek to it.
-    const [after, from] = query.order === 'desc' ? ['lt', 'lte'] : ['gt', 'gte'];
-    where = {
-      [query.sort]: { [from]: cursor.value },
-      OR: [{ [query.sort]: { [after]: cursor.value } }, { [query.sort]: cursor.value, id: { [after]: cursor.id } }],
-    };
-  }
   const page = cursor ? cursor.page : query.page;
-  const found = await findMany({ where, orderBy, skip: cursor ? 0 : (page - 1) * query.limit, take: query.limit + 1 });
+  const found = await readSlice({
+    sort: query.sort,
+    order: query.order,
+    after: cursor && { value: cursor.value, id: cursor.id },
+    offset: cursor ? 0 : (page - 1) * query.limit,
+    limit: query.limit + 1,
+  });
   const rows = found.slice(0, query.limit);
   const last = rows.at(-1);
   // Encoded only for a client that asked for cursors: the plain envelope drops it anyway.

@@ -6,6 +6,7 @@ import { iso } from '../../lib/schemas.js';
 import { uniqueOr409 } from '../../lib/unique.js';
 import type { Caller } from '../../plugins/auth.js';
 import { assertId, assertVisible, resolveOrganizationId, visibleOrganizationIds } from '../organizations/access.js';
+import { createGameReadQueries, type GameSortField } from './read-queries.js';
 
 export const toGameDto = (g: Game) => ({
   id: g.id,
@@ -19,15 +20,12 @@ export const toGameDto = (g: Game) => ({
 const duplicateName = (name: string) => `A game named "${name}" already exists in this organization`;
 
 export function createGameService(db: Database) {
+  const reads = createGameReadQueries(db.pool);
+
   /** A game the caller can see, or 404. Exported through the service for variants. */
   async function find(caller: Caller, id: string): Promise<Game> {
     assertId(id, 'Game');
-    return assertVisible(caller, await db.game.findUnique({ where: { id } }), 'Game');
-  }
-
-  async function countGames(organizationIds: string[]): Promise<number> {
-    const organizations = await db.organization.findMany({ where: { id: { in: organizationIds } }, select: { gameCount: true } });
-    return organizations.reduce((sum, o) => sum + o.gameCount, 0);
+    return assertVisible(caller, await reads.findById(id), 'Game');
   }
 
   return {
@@ -44,18 +42,10 @@ export function createGameService(db: Database) {
 
     async list(
       caller: Caller,
-      query: PageRequest<'createdAt' | 'updatedAt' | 'name'> & { organizationId?: string; q?: string; cursor?: string },
+      query: PageRequest<GameSortField> & { organizationId?: string; q?: string; cursor?: string },
     ) {
-      const organizationIds = visibleOrganizationIds(caller, query.organizationId);
-      const where = {
-        organizationId: { in: organizationIds },
-        ...(query.q ? { name: { contains: query.q, mode: 'insensitive' as const } } : {}),
-      };
-      const [page, total] = await Promise.all([
-        cursorPage(query, (args) => db.game.findMany({ ...args, where: { AND: [where, args.where] } })),
-        // A text filter has to scan anyway; otherwise the trigger-kept count is exact and O(1).
-        query.q ? db.game.count({ where }) : countGames(organizationIds),
-      ]);
+      const filter = { organizationIds: visibleOrganizationIds(caller, query.organizationId), q: query.q };
+      const [page, total] = await Promise.all([cursorPage(query, (slice) => reads.list(filter, slice)), reads.count(filter)]);
       return cursorEnvelope(page.rows.map(toGameDto), total, { ...query, page: page.page }, page.nextCursor);
     },
 
