@@ -34,8 +34,9 @@ async function browserSecurityPlugin(app: FastifyInstance, { config }: { config:
       crossOriginResourcePolicy: { policy: 'same-site' },
     }),
   );
-  app.addHook('onRequest', async (_request, reply) => {
+  app.addHook('onRequest', (_request, reply, done) => {
     reply.headers(securityHeaders);
+    done();
   });
   await app.register(cors, {
     // No configured origin: no cross-origin reads at all.
