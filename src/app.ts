@@ -122,7 +122,7 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
       if (config.oidc) await api.register(oidcRoutes, { db: deps.db, config, oidc: config.oidc });
       await api.register(organizationRoutes, { db: deps.db });
       await api.register(tokenRoutes, { db: deps.db });
-      await api.register(gameRoutes, { db: deps.db });
+      await api.register(gameRoutes, { db: deps.db, store });
       await api.register(variantRoutes, { db: deps.db, store });
       await api.register(exportRoutes, { db: deps.db, store, queue, downloadUrlTtlSeconds: config.storage.downloadUrlTtlSeconds });
       await api.register(assetRoutes, { db: deps.db, store, config });

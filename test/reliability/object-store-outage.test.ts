@@ -43,4 +43,10 @@ describe('object store unreachable', () => {
     expect((await t.as(token).get('/assets')).statusCode).toBe(200);
     expect((await t.as(null).get('/health')).statusCode).toBe(200);
   });
+
+  it('refuses to delete an asset it cannot delete from the store, and keeps the asset', async () => {
+    const { assetId } = (await t.as(token).post('/storage/urls', { fileName: 'level.json', contentType: 'application/json' })).json();
+    expectError(await t.as(token).delete(`/assets/${assetId}`), 503, 'SERVICE_UNAVAILABLE');
+    expect((await t.sql('SELECT id FROM assets WHERE id = $1', [assetId])).length).toBe(1);
+  });
 });

@@ -156,16 +156,19 @@ export function createAssetService(db: Database, store: ObjectStore, settings: A
 
     async remove(caller: Caller, id: string) {
       const asset = await find(caller, id);
+      // The object is deleted inside the row's transaction: if the store fails, the row stays
+      // and the caller's 503 means nothing changed.
       try {
-        await db.asset.delete({ where: { id: asset.id } });
+        await db.$transaction(async (tx) => {
+          await tx.asset.delete({ where: { id: asset.id } });
+          await store.delete(asset.storageKey);
+        });
       } catch (error) {
         const code = (error as { code?: string }).code;
         if (code === 'P2025') throw new NotFoundError('Asset');
         if (code === 'P2003') throw new ConflictError('The asset is used by a variant; change or delete the variant first');
         throw error;
       }
-      // The row goes first: a failure here leaves an unreachable object, never a broken asset.
-      await store.delete(asset.storageKey);
     },
   };
 }

@@ -4,13 +4,14 @@ import type { Database } from '../../db/client.js';
 import { cursorEnvelopeSchema } from '../../lib/pagination.js';
 import { idParam } from '../../lib/schemas.js';
 import { callerOf } from '../../plugins/auth.js';
+import type { ObjectStore } from '../../storage/types.js';
 import { createGameBody, gameSchema, listGamesQuery, updateGameBody } from './schemas.js';
 import { createGameService } from './service.js';
 
 const tags = ['games'];
 
-export const gameRoutes: FastifyPluginAsyncZod<{ db: Database }> = async (app, { db }) => {
-  const games = createGameService(db);
+export const gameRoutes: FastifyPluginAsyncZod<{ db: Database; store: ObjectStore }> = async (app, { db, store }) => {
+  const games = createGameService(db, store);
 
   app.get('/games', {
     config: { scope: 'games:read' },

@@ -5,6 +5,8 @@ import { cursorEnvelope, cursorPage, type PageRequest } from '../../lib/paginati
 import { iso } from '../../lib/schemas.js';
 import { uniqueOr409 } from '../../lib/unique.js';
 import type { Caller } from '../../plugins/auth.js';
+import type { ObjectStore } from '../../storage/types.js';
+import { deleteCascadingToArtifacts } from '../exports/artifacts.js';
 import { assertId, assertVisible, resolveOrganizationId, visibleOrganizationIds } from '../organizations/access.js';
 import { createGameReadQueries, type GameSortField } from './read-queries.js';
 
@@ -19,7 +21,7 @@ export const toGameDto = (g: Game) => ({
 
 const duplicateName = (name: string) => `A game named "${name}" already exists in this organization`;
 
-export function createGameService(db: Database) {
+export function createGameService(db: Database, store: ObjectStore) {
   const reads = createGameReadQueries(db.pool);
 
   /** A game the caller can see, or 404. Exported through the service for variants. */
@@ -62,10 +64,13 @@ export function createGameService(db: Database) {
       return toGameDto(updated);
     },
 
+    /** Deletes the game, its variants, their exports and the exports' artifacts. */
     async remove(caller: Caller, id: string) {
       const game = await find(caller, id);
-      const { count } = await db.game.deleteMany({ where: { id: game.id } });
-      if (count === 0) throw new NotFoundError('Game');
+      await deleteCascadingToArtifacts(db, store, { variant: { gameId: game.id } }, async () => {
+        const { count } = await db.game.deleteMany({ where: { id: game.id } });
+        if (count === 0) throw new NotFoundError('Game');
+      });
     },
   };
 }

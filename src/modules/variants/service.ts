@@ -7,6 +7,7 @@ import { uniqueOr409 } from '../../lib/unique.js';
 import { isUuid } from '../../lib/uuid.js';
 import type { Caller } from '../../plugins/auth.js';
 import type { ObjectStore } from '../../storage/types.js';
+import { deleteCascadingToArtifacts } from '../exports/artifacts.js';
 import { createGameService } from '../games/service.js';
 import { assertId, assertVisible } from '../organizations/access.js';
 
@@ -35,7 +36,7 @@ interface VariantInput {
 }
 
 export function createVariantService(db: Database, store: ObjectStore) {
-  const games = createGameService(db);
+  const games = createGameService(db, store);
 
   /** A variant the caller can see, or 404. */
   async function find(caller: Caller, id: string): Promise<VariantWithAssets> {
@@ -135,13 +136,13 @@ export function createVariantService(db: Database, store: ObjectStore) {
       return toVariantDto(updated);
     },
 
-    /** Deletes the variant, its exports and their artifacts (rows first: a failure leaves an orphan object, never a dangling row). */
+    /** Deletes the variant, its exports and their artifacts. */
     async remove(caller: Caller, id: string) {
       const variant = await find(caller, id);
-      const artifacts = await db.export.findMany({ where: { variantId: variant.id, storageKey: { not: null } }, select: { storageKey: true } });
-      const { count } = await db.variant.deleteMany({ where: { id: variant.id } });
-      if (count === 0) throw new NotFoundError('Variant');
-      await Promise.allSettled(artifacts.map((a) => store.delete(a.storageKey!)));
+      await deleteCascadingToArtifacts(db, store, { variantId: variant.id }, async () => {
+        const { count } = await db.variant.deleteMany({ where: { id: variant.id } });
+        if (count === 0) throw new NotFoundError('Variant');
+      });
     },
   };
 }
