@@ -10,5 +10,15 @@ import { z } from 'zod';
 
 export const serializerCompiler: FastifySerializerCompiler<z.ZodType> = ({ schema, method, url }) => {
   if (!(schema instanceof z.ZodType)) throw new Error(`${method} ${url}: a response schema must be a zod schema`);
-  return fastJson(z.toJSONSchema(schema, { target: 'draft-7', io: 'output' }) as fastJson.AnySchema);
+  const jsonSchema = z.toJSONSchema(schema, {
+    target: 'draft-7',
+    io: 'output',
+    // zod writes `additionalProperties: false` for its objects. Unlisted properties are never
+    // written anyway, but fast-json-stringify checks the branches of a nullable object
+    // (`anyOf`) against the value, and a value with an extra property would then match none.
+    override: ({ jsonSchema }) => {
+      if (jsonSchema.additionalProperties === false) delete jsonSchema.additionalProperties;
+    },
+  });
+  return fastJson(jsonSchema as fastJson.AnySchema);
 };
