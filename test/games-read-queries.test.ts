@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Prisma } from '../src/generated/prisma/client.js';
 import type { PageSlice } from '../src/lib/pagination.js';
+import { createDatabase } from '../src/db/client.js';
 import { createGameReadQueries, type GameFilter, type GameSortField } from '../src/modules/games/read-queries.js';
 import { createTestApp, type RegisteredUser, type TestApp } from './helpers/app.js';
 
@@ -113,5 +114,23 @@ describe('games read queries (pg) against the Prisma queries they replaced', () 
   it('finds one game by id as findUnique does, and null for an unknown id', async () => {
     for (const game of await t.db.game.findMany()) expect(await reads.findById(game.id)).toEqual(game);
     expect(await reads.findById('00000000-0000-4000-8000-000000000000')).toBeNull();
+  });
+
+  it('survives an idle pooled connection failing (PostgreSQL restarted) before Prisma ever connected', async () => {
+    // A fresh client whose pool only these reads have used: Prisma's adapter has not yet
+    // attached anything to it, so src/db/client.ts's own 'error' listener is all there is.
+    const db = createDatabase(t.databaseUrl, 1);
+    const fresh = createGameReadQueries(db.pool);
+    const filter = { organizationIds: [alice.organization.id] };
+    try {
+      expect(await fresh.count(filter)).toBe(12);
+      const [{ pid }] = (await db.pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows as [{ pid: number }];
+      // The pool's idle client loses its server; unheard, that 'error' would crash the process.
+      await t.sql('SELECT pg_terminate_backend($1)', [pid]);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await fresh.count(filter)).toBe(12);
+    } finally {
+      await db.pool.end();
+    }
   });
 });
