@@ -92,9 +92,11 @@ describe('games read queries (pg) against the Prisma queries they replaced', () 
     }
   });
 
-  it('filters by name the same way, wildcards and case included, and counts alike', async () => {
+  // LIKE's wildcards differ on purpose (Prisma's `contains` passes them through; `q` is literal):
+  // test/games.test.ts covers them over HTTP.
+  it('filters by name the same way, case included, and counts alike', async () => {
     const organizationIds = [alice.organization.id, aliceSecond];
-    for (const q of ['ALPHA', 'eta', 'delta_', '%', '_', 'épsilon', 'nothing like it', undefined]) {
+    for (const q of ['ALPHA', 'eta', 'épsilon', 'nothing like it', undefined]) {
       const filter = { organizationIds, q };
       for (const sort of sorts) await expectSameList(filter, { sort, order: 'desc', offset: 0, limit: 100 });
       expect(await reads.count(filter)).toBe(await prismaCount(filter));

@@ -119,4 +119,14 @@ describe('games', () => {
     expect(found.data.map((g: { name: string }) => g.name)).toEqual(['Alpha Run', 'Beta Run']);
     expect(found.meta.total).toBe(2);
   });
+
+  it('takes q literally: % and _ are not wildcards', async () => {
+    const user = await t.register();
+    for (const name of ['Sale 100%', 'Sale 1000', 'a_b', 'axb', 'back\\slash']) await t.as(user).post('/games', { name });
+    const names = async (q: string) =>
+      (await t.as(user).get(`/games?q=${encodeURIComponent(q)}&sort=name&order=asc`)).json().data.map((g: { name: string }) => g.name);
+    expect(await names('100%')).toEqual(['Sale 100%']);
+    expect(await names('a_b')).toEqual(['a_b']);
+    expect(await names('k\\s')).toEqual(['back\\slash']);
+  });
 });

@@ -35,7 +35,8 @@ function inList(column: string, items: string[], values: unknown[]): string {
 /** The WHERE conditions on games of a filter, its parameters appended to `values`. */
 function gameConditions(filter: GameFilter, values: unknown[]): string[] {
   const conditions = [inList('organization_id', filter.organizationIds, values)];
-  if (filter.q) conditions.push(`name ILIKE ('%' || $${values.push(filter.q)} || '%')`);
+  // `q` is a literal substring: LIKE's wildcards (%, _) and its escape character (\) in it are escaped.
+  if (filter.q) conditions.push(`name ILIKE ('%' || $${values.push(filter.q.replace(/[\\%_]/g, '\\$&'))} || '%')`);
   return conditions;
 }
 
