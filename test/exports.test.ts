@@ -147,29 +147,19 @@ describe('GET /exports', () => {
   });
 });
 
-describe('deleting a game', () => {
-  it("deletes its variants' exports and their stored artifacts", async () => {
-    const doomed = await createSampleVariant(t, alice, { name: 'Whole game goes' });
-    const exp = (await t.as(alice).post('/export', { variantId: doomed.variant.id, network: 'applovin' })).json();
-    await waitForExport(t, alice, exp.id);
-    const [{ storage_key: key }] = (await t.sql<{ storage_key: string }>('SELECT storage_key FROM exports WHERE id = $1', [exp.id])) as [{ storage_key: string }];
-    expect(await t.store.head(key)).not.toBeNull();
-
-    expect((await t.as(alice).delete(`/games/${doomed.game.id}`)).statusCode).toBe(204);
-    expectError(await t.as(alice).get(`/exports/${exp.id}`), 404, 'RESOURCE_NOT_FOUND');
-    expect(await t.store.head(key)).toBeNull();
-  });
-});
-
-describe('deleting a variant', () => {
-  it('deletes its exports and their stored artifacts', async () => {
-    const doomed = await createSampleVariant(t, alice, { name: 'Short-lived' });
+describe('deleting a variant or its game', () => {
+  const deletions = [
+    { what: 'variant', path: (v: Awaited<ReturnType<typeof createSampleVariant>>) => `/variants/${v.variant.id}` },
+    { what: 'game', path: (v: Awaited<ReturnType<typeof createSampleVariant>>) => `/games/${v.game.id}` },
+  ];
+  it.each(deletions)('deleting the $what deletes its exports and their stored artifacts', async ({ what, path }) => {
+    const doomed = await createSampleVariant(t, alice, { name: `Short-lived ${what}` });
     const exp = (await t.as(alice).post('/export', { variantId: doomed.variant.id, network: 'snapchat' })).json();
     await waitForExport(t, alice, exp.id);
     const [{ storage_key: key }] = (await t.sql<{ storage_key: string }>('SELECT storage_key FROM exports WHERE id = $1', [exp.id])) as [{ storage_key: string }];
     expect(await t.store.head(key)).not.toBeNull();
 
-    expect((await t.as(alice).delete(`/variants/${doomed.variant.id}`)).statusCode).toBe(204);
+    expect((await t.as(alice).delete(path(doomed))).statusCode).toBe(204);
     expectError(await t.as(alice).get(`/exports/${exp.id}`), 404, 'RESOURCE_NOT_FOUND');
     expect(await t.store.head(key)).toBeNull();
   });
