@@ -1,11 +1,9 @@
 // CONTRACT §7: the three tiers, who is counted, the headers, and the 429.
-import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
+import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.js';
-import rateLimits from '../src/plugins/rate-limit.js';
-import { registerErrorHandling } from '../src/plugins/errors.js';
 import { freePort } from './global-setup.js';
-import { createTestApp, expectError, type RegisteredUser, TEST_ENV, type TestApp } from './helpers/app.js';
+import { createTestApp, expectError, type RegisteredUser, type TestApp } from './helpers/app.js';
+import { createSampleVariant } from './helpers/exports.js';
 
 /** The contract's limits (the shared test settings raise them for every other test file). */
 const CONTRACT_LIMITS = {
@@ -165,36 +163,20 @@ describe('sensitive tier (20 per minute, sliding window)', () => {
 });
 
 describe('export tier (10 per 5 minutes, fixed window)', () => {
-  // POST /export is built on another branch; this stand-in route declares the same tier the
-  // real one declares (`config: { rateLimitTier: 'export' }`), in an app with the same plugin.
-  let app: FastifyInstance;
-  beforeAll(async () => {
-    const config = loadConfig({ ...TEST_ENV, ...CONTRACT_LIMITS, DATABASE_URL: 'postgresql://unused' });
-    app = Fastify();
-    registerErrorHandling(app);
-    app.decorateRequest('caller', null);
-    // The stand-in authenticates every request as one API token.
-    app.decorate('authenticate', async (request: { caller: unknown }) => {
-      request.caller = { kind: 'token', tokenId: 'stand-in-token', organizationId: 'org', scopes: [], createdById: null };
-    });
-    await app.register(rateLimits, { config });
-    app.post('/export', { config: { rateLimitTier: 'export' } }, async (_request, reply) => reply.code(202).send({ status: 'queued' }));
-    app.get('/games', async () => ({ data: [] }));
-    await app.ready();
-  });
-  afterAll(() => app.close());
-
-  it('refuses the 11th export in 5 minutes, without touching the standard budget', async () => {
+  it('refuses the 11th POST /export in 5 minutes, without touching the standard budget', async () => {
+    const { variant } = await createSampleVariant(t, alice, { name: 'Exported often' });
+    const exporter = await t.createToken(alice, ['exports:write', 'games:read']);
+    const exportIt = () => t.as(exporter).post('/export', { variantId: variant.id, network: 'applovin' });
     for (let i = 1; i <= 10; i++) {
-      const res = await app.inject({ method: 'POST', url: '/export' });
+      const res = await exportIt();
       expect(res.statusCode).toBe(202);
       expect(limitHeaders(res)).toMatchObject({ limit: 10, remaining: 10 - i });
       expect(limitHeaders(res).reset).toBeGreaterThan(290);
       expect(limitHeaders(res).reset).toBeLessThanOrEqual(300);
     }
-    const refused = expectRateLimited(await app.inject({ method: 'POST', url: '/export' }), 10);
+    const refused = expectRateLimited(await exportIt(), 10);
     expect(refused.retryAfter).toBeGreaterThan(290);
-    expect(limitHeaders(await app.inject({ method: 'GET', url: '/games' }))).toMatchObject({ limit: 100, remaining: 99 });
+    expect(limitHeaders(await t.as(exporter).get('/games'))).toMatchObject({ limit: 100, remaining: 99 });
   });
 });
 
