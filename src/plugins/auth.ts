@@ -7,7 +7,7 @@ import fp from 'fastify-plugin';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import { AuthenticationError, ForbiddenError } from '../errors.js';
-import type { Role } from '../generated/prisma/client.js';
+import type { Role, Session, User } from '../generated/prisma/client.js';
 import { isUuid } from '../lib/uuid.js';
 import { hashTokenSecret, TOKEN_PREFIX } from '../modules/tokens/secret.js';
 import { requireDeclaredScope, type Scope } from './scopes.js';
@@ -106,6 +106,17 @@ async function authPlugin(app: FastifyInstance, opts: { config: Config; db: Data
     return token;
   });
 
+  /** Moves the session's end 7 days ahead and issues a fresh JWT for it in the cookie. */
+  app.decorate('renewSession', async (reply: FastifyReply, sessionId: string) => {
+    const session = await db.session.update({
+      where: { id: sessionId },
+      data: { expiresAt: new Date(Date.now() + config.auth.sessionTtlSeconds * 1000) },
+      include: { user: true },
+    });
+    app.issueSessionCookie(reply, { sub: session.userId, sid: session.id });
+    return session;
+  });
+
   /** Tells the browser to drop the cookie (same attributes, so it matches the one it has). */
   app.decorate('clearSessionCookie', (reply: FastifyReply) => {
     const { maxAge: _maxAge, ...attributes } = cookieOptionsFor(reply);
@@ -154,11 +165,7 @@ async function authPlugin(app: FastifyInstance, opts: { config: Config; db: Data
     }
     // Rolling refresh: a JWT older than a day is swapped for a fresh 7-day one.
     if (claims.iat !== undefined && now / 1000 - claims.iat > config.auth.refreshAfterSeconds) {
-      await db.session.update({
-        where: { id: session.id },
-        data: { expiresAt: new Date(now + config.auth.sessionTtlSeconds * 1000) },
-      });
-      app.issueSessionCookie(reply, { sub: session.userId, sid: session.id });
+      await app.renewSession(reply, session.id);
     }
     return {
       kind: 'session',
@@ -215,6 +222,7 @@ async function authPlugin(app: FastifyInstance, opts: { config: Config; db: Data
 declare module 'fastify' {
   interface FastifyInstance {
     issueSessionCookie(reply: FastifyReply, claims: SessionClaims): string;
+    renewSession(reply: FastifyReply, sessionId: string): Promise<Session & { user: User }>;
     /** Drops a revoked token from this instance's cache, so its next use is refused. */
     forgetApiToken(tokenId: string): void;
     /** Sets request.caller (or fails) once per request, however often it is called. */

@@ -1,7 +1,7 @@
 // A short-lived, in-process memory of API-token rows by secret hash: a script's burst of
 // requests costs one database lookup instead of one per request. Revoking a token through
 // this instance forgets it at once (401 on its next use); another instance may accept it for
-// up to the TTL (API_TOKEN_CACHE_SECONDS, README "Performance"). Unknown secrets are never
+// up to the TTL (API_TOKEN_CACHE_SECONDS, README "Benchmarks"). Unknown secrets are never
 // remembered, so a typo or a guess always reaches the database.
 import type { ApiToken } from '../generated/prisma/client.js';
 

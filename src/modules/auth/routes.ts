@@ -49,9 +49,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ db: Database; config: Config }>
     config: { auth: 'session', rateLimitTier: 'sensitive' },
     schema: { tags, summary: 'Replace the session JWT with a fresh 7-day one', response: { 200: sessionResponse } },
     handler: async (request, reply) => {
-      const caller = sessionOf(request);
-      const session = await auth.refresh(caller.sessionId);
-      app.issueSessionCookie(reply, { sub: session.userId, sid: session.id });
+      const session = await app.renewSession(reply, sessionOf(request).sessionId);
       return { user: toUserDto(session.user), expiresAt: iso(session.expiresAt) };
     },
   });

@@ -54,15 +54,6 @@ export function createAuthService(db: Database, config: Config) {
       return { user, session: await startSession(user.id) };
     },
 
-    /** Moves the session's end 7 days ahead; the caller issues the new JWT. */
-    async refresh(sessionId: string) {
-      return db.session.update({
-        where: { id: sessionId },
-        data: { expiresAt: new Date(Date.now() + config.auth.sessionTtlSeconds * 1000) },
-        include: { user: true },
-      });
-    },
-
     async logout(sessionId: string) {
       await db.session.update({ where: { id: sessionId }, data: { revokedAt: new Date() } });
     },
