@@ -57,12 +57,13 @@ describe('POST /tokens', () => {
     expect(listed.lastUsedAt).toBe(after!.last_used_at.toISOString());
   });
 
-  it('honours expiresAt: an expired token gets 401', async () => {
-    // Expiry through time, not an UPDATE: a verified token is cached in-process (token-cache.ts).
-    const expiresAt = new Date(Date.now() + 1500).toISOString();
+  it('honours expiresAt: an expired token gets 401, even while it is cached', async () => {
+    // Expiry through time, not an UPDATE: a verified token is cached in-process (token-cache.ts),
+    // and the cached row's expiresAt is checked on every request.
+    const expiresAt = new Date(Date.now() + 3000).toISOString();
     const token = await t.createToken(owner, ['games:read'], { expiresAt });
     expect((await t.as(token).get('/games')).statusCode).toBe(200);
-    await new Promise((r) => setTimeout(r, 1600));
+    await new Promise((r) => setTimeout(r, Date.parse(expiresAt) - Date.now() + 100));
     expectError(await t.as(token).get('/games'), 401, 'AUTHENTICATION_REQUIRED');
   });
 
