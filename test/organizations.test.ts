@@ -23,7 +23,8 @@ describe('POST /organizations and GET /organizations', () => {
     const list = (await t.as(user).get('/organizations')).json();
     expect(list.meta).toEqual({ page: 1, limit: 20, total: 2, totalPages: 1 });
     expect(list.data.map((o: { id: string }) => o.id).sort()).toEqual([user.organization.id, org.id].sort());
-    expect((await t.as(user).get(`/organizations/${org.id}`)).json()).toEqual(org);
+    // One organization also shows its storage against the quota (CONTRACT §8).
+    expect((await t.as(user).get(`/organizations/${org.id}`)).json()).toEqual({ ...org, usage: { storageBytes: 0, quotaBytes: 10 * 1024 ** 3 } });
   });
 
   it('shows an API token its own organization only, with role null', async () => {

@@ -32,7 +32,13 @@ describe('POST /tokens', () => {
     expect(body.prefix.length).toBeLessThan(body.token.length);
 
     const listed = (await t.as(owner).get('/tokens')).json().data.find((x: { id: string }) => x.id === body.id);
-    expect(listed).toEqual({ ...body, token: undefined, revokedAt: null });
+    expect(listed).toEqual({
+      ...body,
+      token: undefined,
+      revokedAt: null,
+      createdBy: { id: owner.user.id, email: owner.user.email },
+      parentTokenId: null,
+    });
     expect(JSON.stringify((await t.as(owner).get('/tokens')).json())).not.toContain(body.token);
   });
 
@@ -139,7 +145,7 @@ describe('GET /tokens', () => {
     const body = res.json();
     expect(body.meta).toEqual({ page: 1, limit: 20, total: 1, totalPages: 1 });
     expect(Object.keys(body.data[0]).sort()).toEqual(
-      ['id', 'name', 'prefix', 'scopes', 'organizationId', 'createdAt', 'expiresAt', 'lastUsedAt', 'revokedAt'].sort(),
+      ['id', 'name', 'prefix', 'scopes', 'organizationId', 'createdAt', 'expiresAt', 'lastUsedAt', 'revokedAt', 'createdBy', 'parentTokenId'].sort(),
     );
     expect(JSON.stringify(body)).not.toMatch(/pcs_[A-Za-z0-9_-]{20,}|[0-9a-f]{64}/);
   });
@@ -179,19 +185,19 @@ describe('DELETE /tokens/{id}', () => {
     expect((await t.as(owner).delete(`/tokens/${token.id}`)).statusCode).toBe(204);
   });
 
-  it('lets a token revoke a token of its organization, with tokens:write', async () => {
-    const target = await t.createToken(owner, ['games:read']);
+  it('lets a token revoke a token it created, with tokens:write (others: test/token-rules.test.ts)', async () => {
+    const writer = await t.createToken(owner, ['tokens:write', 'games:read']);
+    const target = await t.createToken(writer, ['games:read']);
     const reader = await t.createToken(owner, ['tokens:read']);
-    const writer = await t.createToken(owner, ['tokens:write']);
     expectError(await t.as(reader).delete(`/tokens/${target.id}`), 403, 'INSUFFICIENT_PERMISSIONS');
     expect((await t.as(writer).delete(`/tokens/${target.id}`)).statusCode).toBe(204);
   });
 
-  it('refuses a member (403) and answers 404 for an unknown or malformed id', async () => {
+  it('answers 404 to a member, and for an unknown or malformed id', async () => {
     const target = await t.createToken(owner, ['games:read']);
     const member = await t.register();
     await t.addMember(owner, owner.organization.id, member, 'member');
-    expectError(await t.as(member).delete(`/tokens/${target.id}`), 403, 'INSUFFICIENT_PERMISSIONS');
+    expectError(await t.as(member).delete(`/tokens/${target.id}`), 404, 'RESOURCE_NOT_FOUND');
     expect((await t.as(target).get('/games')).statusCode).toBe(200);
     expectError(await t.as(owner).delete('/tokens/00000000-0000-4000-8000-000000000000'), 404, 'RESOURCE_NOT_FOUND');
     expectError(await t.as(owner).delete('/tokens/not-a-uuid'), 404, 'RESOURCE_NOT_FOUND');

@@ -106,6 +106,6 @@ describe.each(stores)('the upload flow on the $store', ({ kind, start }) => {
   it('readiness includes the object store', async () => {
     const res = await t.as(null).get('/health/ready');
     expect(res.statusCode).toBe(200);
-    expect(res.json().checks).toEqual({ database: 'ok', objectStore: 'ok' });
+    expect(res.json().checks).toEqual({ database: 'ok', objectStore: 'ok', queue: 'ok' });
   });
 });

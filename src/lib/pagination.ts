@@ -99,16 +99,22 @@ function encodeCursor(cursor: Cursor): string {
   return Buffer.from(JSON.stringify([cursor.page, cursor.sort, cursor.order, value, cursor.id])).toString('base64url');
 }
 
-/** What encodeCursor writes; built once, as building a zod schema costs more than using it. */
+/** What a sort field holds, so that a cursor's value can be checked against it before it reaches a query. */
+export type SortValueKind = 'date' | 'string';
+
+/**
+ * What encodeCursor writes; built once, as building a zod schema costs more than using it.
+ * A string holds no NUL, which PostgreSQL text cannot.
+ */
 const cursorParts = z.tuple([
   z.number().int().min(2),
   z.string(),
   z.enum(['asc', 'desc']),
-  z.union([z.strictObject({ d: z.iso.datetime() }), z.strictObject({ s: z.string() })]),
+  z.union([z.strictObject({ d: z.iso.datetime() }), z.strictObject({ s: z.string().refine((s) => !s.includes('\u0000')) })]),
   z.uuid(),
 ]);
 
-function decodeCursor(raw: string, query: PageRequest): Cursor {
+function decodeCursor(raw: string, query: PageRequest, sortKinds: Record<string, SortValueKind>): Cursor {
   const invalid = (message: string) =>
     new ValidationError(`Invalid request: querystring.cursor: ${message}`, [{ path: 'querystring.cursor', message }]);
   let parts: unknown;
@@ -121,6 +127,8 @@ function decodeCursor(raw: string, query: PageRequest): Cursor {
   if (!parsed.success) throw invalid('is not a cursor from meta.nextCursor');
   const [page, sort, order, value, id] = parsed.data;
   if (sort !== query.sort || order !== query.order) throw invalid(`was made for sort=${sort}&order=${order}; send those with it`);
+  // The value must be of the sort field's kind: a string where a date is compared is a query error.
+  if (('d' in value ? 'date' : 'string') !== sortKinds[sort]) throw invalid('is not a cursor from meta.nextCursor');
   return { page, sort, order, value: 'd' in value ? new Date(value.d) : value.s, id };
 }
 
@@ -139,13 +147,15 @@ export interface PageSlice<S extends string = string> {
 /**
  * One page of a list that takes `page` or `cursor`. Reads one row more than the page to know
  * whether a next page exists, and returns the cursor pointing after the page's last row.
+ * `sortKinds` says what each sort field holds; a cursor whose value is of another kind is a 400.
  */
 export async function cursorPage<S extends string, Row extends { id: string }>(
   query: PageRequest<S> & { cursor?: string },
+  sortKinds: Record<S, SortValueKind>,
   readSlice: (slice: PageSlice<S>) => Promise<Row[]>,
 ): Promise<{ rows: Row[]; page: number; nextCursor: string | null }> {
   // An empty cursor starts keyset pagination at `page`.
-  const cursor = query.cursor ? decodeCursor(query.cursor, query) : undefined;
+  const cursor = query.cursor ? decodeCursor(query.cursor, query, sortKinds) : undefined;
   const page = cursor ? cursor.page : query.page;
   const found = await readSlice({
     sort: query.sort,

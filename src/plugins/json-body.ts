@@ -1,23 +1,69 @@
 // Request bodies are JSON only (CONTRACT §1–§2): anything else is 415, malformed JSON is 400,
 // and a body over the limit is 413 (Fastify raises those; src/plugins/errors.ts shapes them).
+// CONTRACT §8: JSON nested deeper than 64 levels is 400 too. Nothing here walks untrusted input
+// recursively: the text is scanned once, front to back, before it is parsed.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ValidationError } from '../errors.js';
 
-/** The path of the first string (or key) holding a NUL character in a parsed value, or null. */
-function pathOfNul(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (value && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      const found = key.includes('\u0000') ? path : pathOfNul(item, `${path}.${key}`);
-      if (found) return found;
+export const MAX_JSON_DEPTH = 64;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+
+/**
+ * One pass over JSON text: whether objects and arrays nest deeper than `maxDepth` (brackets in
+ * strings do not count), and whether a string holds an escaped NUL (`\u0000`; JSON allows no
+ * raw control characters). Malformed text is left for the parser to refuse.
+ */
+export function scanJson(text: string, maxDepth: number): { tooDeep: boolean; hasNul: boolean } {
+  let depth = 0;
+  let inString = false;
+  let hasNul = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === BACKSLASH) {
+        if (text.startsWith('u0000', i + 1)) hasNul = true;
+        i++; // the escaped character, whatever it is, cannot end the string
+      } else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) inString = true;
+    else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > maxDepth) return { tooDeep: true, hasNul };
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
+  }
+  return { tooDeep: false, hasNul };
+}
+
+/**
+ * The path of the first string (or key) holding a NUL character in a parsed value, or null.
+ * Breadth-first with a queue of its own: the depth of the value costs no stack.
+ */
+function pathOfNul(root: unknown, rootPath: string): string | null {
+  const queue: Array<[unknown, string]> = [[root, rootPath]];
+  for (let i = 0; i < queue.length; i++) {
+    const [value, path] = queue[i]!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return path;
+    } else if (value && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        if (key.includes('\u0000')) return path;
+        queue.push([item, `${path}.${key}`]);
+      }
     }
   }
   return null;
 }
 
+const hasNulMarker = Symbol('body has an escaped NUL');
+
 /** PostgreSQL text and jsonb cannot hold NUL, so such input is refused before it reaches a query. */
 async function rejectNulCharacters(request: FastifyRequest): Promise<void> {
-  const path = pathOfNul(request.body, 'body') ?? pathOfNul(request.query, 'querystring');
+  const inBody = (request as { [hasNulMarker]?: boolean })[hasNulMarker] ? pathOfNul(request.body, 'body') : null;
+  const path = inBody ?? pathOfNul(request.query, 'querystring');
   if (path) {
     throw new ValidationError(`Invalid request: ${path}: must not contain the NUL character`, [
       { path, message: 'must not contain the NUL character' },
@@ -28,11 +74,15 @@ async function rejectNulCharacters(request: FastifyRequest): Promise<void> {
 export function registerJsonBodyParsing(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  // Many clients send `Content-Type: application/json` on every request, also on a DELETE or a
-  // POST without a body: an empty body is "no body", not malformed JSON.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body.length === 0) return done(null, undefined);
-    return parseJson(request, body as string, done);
+    const text = body as string;
+    // Many clients send `Content-Type: application/json` on every request, also on a DELETE or a
+    // POST without a body: an empty body is "no body", not malformed JSON.
+    if (text.length === 0) return done(null, undefined);
+    const { tooDeep, hasNul } = scanJson(text, MAX_JSON_DEPTH);
+    if (tooDeep) return done(new ValidationError(`Invalid request: the JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`), undefined);
+    if (hasNul) (request as { [hasNulMarker]?: boolean })[hasNulMarker] = true;
+    return parseJson(request, text, done);
   });
   app.addHook('preValidation', rejectNulCharacters);
 }

@@ -10,3 +10,10 @@ export function createObjectStore(config: Config, clock: { now?: () => number } 
   if (backend.kind === 's3') return createS3Store(backend);
   return createLocalStore({ ...backend, maxUploadBytes: config.storage.maxUploadBytes, now: clock.now });
 }
+
+/** Signs a short-lived GET URL of a stored object, downloaded under `fileName`. */
+export type SignDownload = (key: string, fileName: string | null) => Promise<string>;
+
+export function downloadSigner(store: ObjectStore, expiresInSeconds: number): SignDownload {
+  return (key, fileName) => store.presignDownload(key, { expiresInSeconds, ...(fileName !== null ? { fileName } : {}) });
+}

@@ -3,14 +3,20 @@
 // serves a download; both are checked by the store (src/storage/local.ts), in one place.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { LOCAL_OBJECTS_PATH, type LocalObjectStore } from './local.js';
+import { LOCAL_OBJECTS_PATH, type LocalObjectStore, type UploadTargetStatus } from './local.js';
 
 const keyParams = z.object({ '*': z.string().max(1024) });
 const field = z.string().max(1024).optional();
 const uploadGrant = z.object({ expires: field, contentType: field, size: field, maxSize: field, signature: field });
 const downloadGrant = z.object({ expires: field, fileName: field, signature: field });
 
-export const localObjectRoutes: FastifyPluginAsyncZod<{ store: LocalObjectStore }> = async (app, { store }) => {
+export interface LocalObjectRoutesOptions {
+  store: LocalObjectStore;
+  /** The status of the asset an upload key belongs to (the routes know no database). */
+  uploadTargetStatus(key: string): Promise<UploadTargetStatus>;
+}
+
+export const localObjectRoutes: FastifyPluginAsyncZod<LocalObjectRoutesOptions> = async (app, { store, uploadTargetStatus }) => {
   // Bodies here are files of any type: leave them unread for the handler to stream to disk.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
@@ -25,6 +31,7 @@ export const localObjectRoutes: FastifyPluginAsyncZod<{ store: LocalObjectStore 
           contentType: request.headers['content-type'],
           contentLength: request.headers['content-length'],
           body: request.raw,
+          targetStatus: uploadTargetStatus,
         });
       } catch (error) {
         // The rest of a refused body is not read; close the connection instead of draining it.

@@ -8,11 +8,12 @@
 // atomically and a refused one leaves nothing behind).
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { access, constants, link, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { access, constants, link, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type Readable, Transform } from 'node:stream';
+import { finished, type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
+  AppError,
   ConflictError,
   ForbiddenError,
   NotFoundError,
@@ -20,6 +21,7 @@ import {
   UnsupportedMediaTypeError,
   ValidationError,
 } from '../errors.js';
+import { makePrivateDirectory, PRIVATE_DIRECTORY, PRIVATE_FILE_MODE } from '../lib/private-files.js';
 import type { ObjectStore, PresignedUpload, StoredObjectInfo } from './types.js';
 
 /** Path of the signed route group; keys follow it: /objects/orgs/<org>/assets/<asset>. */
@@ -53,12 +55,17 @@ export interface DownloadGrant {
   signature?: string;
 }
 
+/** What the service knows of the object a key names: an upload is taken only while it is `pending`. */
+export type UploadTargetStatus = 'pending' | 'ready' | null;
+
 export interface IncomingUpload {
   key: string;
   grant: UploadGrant;
   contentType: string | undefined;
   contentLength: string | undefined;
   body: Readable;
+  /** Asked once the grant is checked and again once the bytes are in place (the asset may be deleted meanwhile). */
+  targetStatus(key: string): Promise<UploadTargetStatus>;
 }
 
 export interface LocalObjectStore extends ObjectStore {
@@ -74,6 +81,8 @@ export function createLocalStore(options: LocalStoreOptions): LocalObjectStore {
   const dataDir = path.join(options.directory, 'data');
   const metaDir = path.join(options.directory, 'meta');
   const incomingDir = path.join(options.directory, 'incoming');
+  // Objects are for this service only; also tightens a folder an earlier version left open.
+  makePrivateDirectory(options.directory);
 
   function objectPath(key: string): string {
     if (!SAFE_KEY.test(key)) throw new NotFoundError('Object');
@@ -121,8 +130,8 @@ export function createLocalStore(options: LocalStoreOptions): LocalObjectStore {
   }
 
   async function writeMeta(key: string, contentType: string): Promise<void> {
-    await mkdir(path.dirname(metaPath(key)), { recursive: true });
-    await writeFile(metaPath(key), JSON.stringify({ contentType }));
+    await mkdir(path.dirname(metaPath(key)), PRIVATE_DIRECTORY);
+    await writeFile(metaPath(key), JSON.stringify({ contentType }), { mode: PRIVATE_FILE_MODE });
   }
 
   async function head(key: string): Promise<StoredObjectInfo | null> {
@@ -143,8 +152,22 @@ export function createLocalStore(options: LocalStoreOptions): LocalObjectStore {
   }
 
   async function newIncomingFile(): Promise<string> {
-    await mkdir(incomingDir, { recursive: true });
+    await mkdir(incomingDir, PRIVATE_DIRECTORY);
     return path.join(incomingDir, randomUUID());
+  }
+
+  /** Fills a new file under incoming/, then renames it into place: readers never see a partial object. */
+  async function writeThroughIncoming(key: string, fill: (incoming: string) => Promise<void>, { contentType }: { contentType: string }) {
+    const file = objectPath(key);
+    const incoming = await newIncomingFile();
+    try {
+      await fill(incoming);
+      await mkdir(path.dirname(file), PRIVATE_DIRECTORY);
+      await rename(incoming, file);
+    } finally {
+      await rm(incoming, { force: true });
+    }
+    await writeMeta(key, contentType);
   }
 
   return {
@@ -179,18 +202,10 @@ export function createLocalStore(options: LocalStoreOptions): LocalObjectStore {
     head,
     read: open,
 
-    async write(key, body, { contentType }) {
-      const file = objectPath(key);
-      const incoming = await newIncomingFile();
-      try {
-        await writeFile(incoming, body);
-        await mkdir(path.dirname(file), { recursive: true });
-        await rename(incoming, file);
-      } finally {
-        await rm(incoming, { force: true });
-      }
-      await writeMeta(key, contentType);
-    },
+    write: (key, body, options) => writeThroughIncoming(key, (incoming) => writeFile(incoming, body, { mode: PRIVATE_FILE_MODE }), options),
+
+    writeStream: (key, body, options) =>
+      writeThroughIncoming(key, (incoming) => pipeline(body, createWriteStream(incoming, { flags: 'wx', mode: PRIVATE_FILE_MODE })), options),
 
     async delete(key) {
       await rm(objectPath(key), { force: true });
@@ -198,11 +213,29 @@ export function createLocalStore(options: LocalStoreOptions): LocalObjectStore {
     },
 
     async check() {
-      await mkdir(options.directory, { recursive: true });
+      await mkdir(options.directory, PRIVATE_DIRECTORY);
       await access(options.directory, constants.R_OK | constants.W_OK);
     },
 
-    async receiveUpload({ key, grant, contentType, contentLength, body }) {
+    async *list(prefix) {
+      const keys = (await filesUnder(dataDir)).filter((key) => key.startsWith(prefix)).sort();
+      for (let i = 0; i < keys.length; i += LIST_PAGE_SIZE) yield keys.slice(i, i + LIST_PAGE_SIZE);
+    },
+
+    async deleteStalePartials(olderThan) {
+      let deleted = 0;
+      for (const name of await filesUnder(incomingDir)) {
+        const file = path.join(incomingDir, name);
+        const modified = await stat(file).then((s) => s.mtimeMs, () => Infinity);
+        if (modified < olderThan.getTime()) {
+          await rm(file, { force: true });
+          deleted++;
+        }
+      }
+      return deleted;
+    },
+
+    async receiveUpload({ key, grant, contentType, contentLength, body, targetStatus }) {
       const file = objectPath(key);
       verify(uploadFields(key, grant), grant.signature);
       checkExpiry(grant.expires);
@@ -216,16 +249,24 @@ export function createLocalStore(options: LocalStoreOptions): LocalObjectStore {
       if (exactSize !== undefined && announced !== undefined && announced !== exactSize) throw wrongSize(exactSize);
       // The URL is single-use: once an object is there, a replay changes nothing.
       if (await head(key)) throw alreadyUploaded();
+      // Nor does it outlive its asset (CONTRACT §8).
+      const status = await targetStatus(key);
+      if (status !== 'pending') throw status === null ? assetDeleted() : alreadyUploaded();
 
       const incoming = await newIncomingFile();
       try {
         const received = await streamToFile(body, incoming, limit);
         if (exactSize !== undefined && received !== exactSize) throw wrongSize(exactSize);
-        await mkdir(path.dirname(file), { recursive: true });
+        await mkdir(path.dirname(file), PRIVATE_DIRECTORY);
         // link() fails if the object exists, so of two concurrent uploads exactly one wins.
         await link(incoming, file).catch((error: NodeJS.ErrnoException) => {
           throw error.code === 'EEXIST' ? alreadyUploaded() : error;
         });
+        // Deleted while the bytes arrived: its DELETE found no object to remove, so this one goes.
+        if ((await targetStatus(key)) === null) {
+          await rm(file, { force: true });
+          throw assetDeleted();
+        }
         await writeMeta(key, grant.contentType!);
         return { size: received, contentType: grant.contentType! };
       } finally {
@@ -243,10 +284,27 @@ export function createLocalStore(options: LocalStoreOptions): LocalObjectStore {
   };
 }
 
+const LIST_PAGE_SIZE = 1000;
+
+/** Paths of the files under `directory`, relative to it with `/` separators; none when it does not exist. */
+async function filesUnder(directory: string): Promise<string[]> {
+  const entries = await readdir(directory, { recursive: true, withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [];
+    throw error;
+  });
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(directory, path.join(entry.parentPath, entry.name)).split(path.sep).join('/'));
+}
+
 /**
  * Copies `body` into a new file chunk by chunk (never the whole body in memory) and stops with
  * 413 past `limit` bytes. The request stream is left open rather than destroyed, so that the
  * refusal can still be sent on its connection. Returns the number of bytes written.
+ *
+ * The body may already have been aborted (a malformed request, a client gone) while the checks
+ * before this awaited: finished() reports that too, where a 'close' listener added now would
+ * never fire and the file would stay open. Every way out destroys the file stream.
  */
 async function streamToFile(body: Readable, file: string, limit: number): Promise<number> {
   let received = 0;
@@ -256,19 +314,22 @@ async function streamToFile(body: Readable, file: string, limit: number): Promis
       done(received > limit ? tooLarge(limit) : null, chunk);
     },
   });
-  const onError = (error: Error) => sizeLimit.destroy(error);
-  const onClose = () => body.readableEnded || sizeLimit.destroy(new ValidationError('The upload was interrupted'));
-  body.once('error', onError).once('close', onClose).pipe(sizeLimit);
+  const stopWatching = finished(body, { writable: false }, (error) => {
+    if (error) sizeLimit.destroy(new ValidationError('The upload was interrupted before the whole body arrived'));
+  });
+  body.pipe(sizeLimit);
   try {
-    await pipeline(sizeLimit, createWriteStream(file, { flags: 'wx' }));
+    await pipeline(sizeLimit, createWriteStream(file, { flags: 'wx', mode: PRIVATE_FILE_MODE }));
     return received;
   } finally {
-    body.off('error', onError).off('close', onClose).unpipe(sizeLimit);
+    stopWatching();
+    body.unpipe(sizeLimit);
   }
 }
 
 const tooLarge = (limit: number) => new PayloadTooLargeError(`The body is larger than this URL allows (${limit} bytes)`);
 const wrongSize = (size: number) => new ValidationError(`The body must be exactly ${size} bytes, the size given when the URL was requested`);
+const assetDeleted = () => new AppError(404, 'RESOURCE_NOT_FOUND', 'The asset of this upload URL was deleted; request a new URL');
 const alreadyUploaded = () => new ConflictError('An object was already uploaded with this URL; request a new URL');
 
 export const isLocalStore = (store: ObjectStore): store is LocalObjectStore => 'receiveUpload' in store;

@@ -8,14 +8,20 @@ import {
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  paginateListObjectsV2,
   PutObjectCommand,
   S3Client,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3StorageConfig } from '../config.js';
 import { NotFoundError } from '../errors.js';
 import type { ObjectStore } from './types.js';
+
+/** S3's smallest part (but for the last one). */
+const STREAM_PART_BYTES = 5 * 1024 * 1024;
+const STREAM_PARTS_IN_FLIGHT = 2;
 
 export function createS3Store(config: S3StorageConfig): ObjectStore {
   const clientConfig = (endpoint: string | undefined): S3ClientConfig => ({
@@ -79,12 +85,44 @@ export function createS3Store(config: S3StorageConfig): ObjectStore {
       await client.send(new PutObjectCommand({ Bucket, Key: key, Body: body, ContentType: contentType }));
     },
 
+    async writeStream(key, body, { contentType }) {
+      // Multipart: at most STREAM_PARTS_IN_FLIGHT parts of STREAM_PART_BYTES are held at once; a
+      // failed upload is aborted, so no parts are left behind (an object of under one part is a
+      // plain PUT).
+      const upload = new Upload({
+        client,
+        params: { Bucket, Key: key, Body: body, ContentType: contentType },
+        partSize: STREAM_PART_BYTES,
+        queueSize: STREAM_PARTS_IN_FLIGHT,
+        leavePartsOnError: false,
+      });
+      // The stream's own failure is the cause to report, even when aborting the upload failed too.
+      let streamError: unknown;
+      body.once('error', (error) => (streamError = error));
+      try {
+        await upload.done();
+      } catch (error) {
+        throw streamError ?? error;
+      }
+    },
+
     async delete(key) {
       await client.send(new DeleteObjectCommand({ Bucket, Key: key }));
     },
 
     async check() {
       await client.send(new HeadBucketCommand({ Bucket }));
+    },
+
+    async *list(prefix) {
+      for await (const page of paginateListObjectsV2({ client, pageSize: 1000 }, { Bucket, Prefix: prefix })) {
+        yield (page.Contents ?? []).flatMap((object) => (object.Key ? [object.Key] : []));
+      }
+    },
+
+    // A pre-signed PUT is stored whole or not at all (no multipart uploads are issued): nothing half-way to delete.
+    async deleteStalePartials() {
+      return 0;
     },
   };
 }

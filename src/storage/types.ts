@@ -29,8 +29,18 @@ export interface ObjectStore {
   read(key: string): Promise<Readable>;
   /** Stores bytes the service produced itself (export artifacts). */
   write(key: string, body: Buffer, options: { contentType: string }): Promise<void>;
+  /**
+   * Stores a stream the service produces (a batch's ZIP) without holding it in memory: S3 in
+   * multipart chunks, local disk through a temporary file renamed into place. The object appears
+   * only once the stream has ended; if the stream fails, nothing is stored and the error is thrown.
+   */
+  writeStream(key: string, body: Readable, options: { contentType: string }): Promise<void>;
   /** Deletes the object; deleting a missing object is not an error. */
   delete(key: string): Promise<void>;
   /** Throws when the store is unreachable (readiness check). */
   check(): Promise<void>;
+  /** Keys of the objects under `prefix`, a page (up to 1000) at a time. */
+  list(prefix: string): AsyncIterable<string[]>;
+  /** Deletes uploads abandoned half-way whose last byte arrived before `olderThan`; returns how many. */
+  deleteStalePartials(olderThan: Date): Promise<number>;
 }

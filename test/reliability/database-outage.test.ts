@@ -19,7 +19,7 @@ let t: TestApp;
 let callers: Caller[];
 
 const startPostgres = async () => {
-  postgres = await startEmbeddedPostgres({ dataDir, port });
+  postgres = await startEmbeddedPostgres({ directory: dataDir, port });
   return postgres;
 };
 

@@ -21,6 +21,7 @@ export const assetRoutes: FastifyPluginAsyncZod<{ db: Database; store: ObjectSto
     config: { scope: 'assets:write' },
     schema: {
       tags,
+      operationId: 'createUploadUrl',
       summary: 'Step 1 of an upload: a pending asset and a pre-signed URL to PUT its bytes to',
       body: createUploadBody(config.storage.maxUploadBytes),
       response: { 201: uploadUrlSchema },
@@ -32,6 +33,7 @@ export const assetRoutes: FastifyPluginAsyncZod<{ db: Database; store: ObjectSto
     config: { scope: 'assets:write' },
     schema: {
       tags,
+      operationId: 'completeAsset',
       summary: 'Step 2 of an upload: confirm the object is stored (409 while it is not); the asset becomes ready',
       params: idParam,
       response: { 200: assetWithDownloadSchema },
@@ -41,7 +43,7 @@ export const assetRoutes: FastifyPluginAsyncZod<{ db: Database; store: ObjectSto
 
   app.get('/assets', {
     config: { scope: 'assets:read' },
-    schema: { tags, summary: 'List assets', querystring: listAssetsQuery, response: { 200: envelopeSchema(assetSchema) } },
+    schema: { tags, operationId: 'listAssets', summary: 'List assets', querystring: listAssetsQuery, response: { 200: envelopeSchema(assetSchema) } },
     handler: async (request) => assets.list(callerOf(request), request.query),
   });
 
@@ -49,6 +51,7 @@ export const assetRoutes: FastifyPluginAsyncZod<{ db: Database; store: ObjectSto
     config: { scope: 'assets:read' },
     schema: {
       tags,
+      operationId: 'getAsset',
       summary: 'One asset; a ready one comes with a short-lived downloadUrl',
       params: idParam,
       response: { 200: assetWithDownloadSchema },
@@ -58,7 +61,7 @@ export const assetRoutes: FastifyPluginAsyncZod<{ db: Database; store: ObjectSto
 
   app.delete('/assets/:id', {
     config: { scope: 'assets:write' },
-    schema: { tags, summary: 'Delete an asset and its stored object', params: idParam, response: { 204: z.null() } },
+    schema: { tags, operationId: 'deleteAsset', summary: 'Delete an asset and its stored object', params: idParam, response: { 204: z.null() } },
     handler: async (request, reply) => {
       await assets.remove(callerOf(request), request.params.id);
       return reply.code(204).send(null);

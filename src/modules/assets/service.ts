@@ -10,11 +10,13 @@ import { iso, isoOrNull } from '../../lib/schemas.js';
 import type { Caller } from '../../plugins/auth.js';
 import type { ObjectStore } from '../../storage/types.js';
 import { assertId, assertVisible, resolveOrganizationId, visibleOrganizationIds } from '../organizations/access.js';
+import { assertFits, lockOrganizationStorage, storageUsage } from './quota.js';
 
 export interface AssetSettings {
   uploadUrlTtlSeconds: number;
   downloadUrlTtlSeconds: number;
   maxUploadBytes: number;
+  orgQuotaBytes: number;
 }
 
 /** Object keys are namespaced by organization and asset id, never by the file name. */
@@ -35,6 +37,14 @@ export const toAssetDto = (a: Asset) => ({
   updatedAt: iso(a.updatedAt),
 });
 
+/**
+ * The status of the asset whose object lives under `storageKey`, or null once it is deleted.
+ * The local store's upload route asks it (src/app.ts), so that the store needs no database.
+ */
+export async function assetStatusByKey(db: Database, storageKey: string): Promise<AssetStatus | null> {
+  return (await db.asset.findUnique({ where: { storageKey }, select: { status: true } }))?.status ?? null;
+}
+
 export function createAssetService(db: Database, store: ObjectStore, settings: AssetSettings) {
   async function find(caller: Caller, id: string): Promise<Asset> {
     assertId(id, 'Asset');
@@ -51,6 +61,7 @@ export function createAssetService(db: Database, store: ObjectStore, settings: A
   /**
    * Looks for the uploaded object; when it is there, records its size and checksum and marks
    * the asset ready. Returns the asset as it now is, or null when nothing was uploaded yet.
+   * An object over MAX_UPLOAD_BYTES or the organization's quota is deleted (413).
    */
   async function confirmUpload(asset: Asset): Promise<Asset | null> {
     const object = await store.head(asset.storageKey);
@@ -64,10 +75,20 @@ export function createAssetService(db: Database, store: ObjectStore, settings: A
     }
     const hash = createHash('sha256');
     await pipeline(await store.read(asset.storageKey), hash);
-    await db.asset.updateMany({
-      where: { id: asset.id, status: 'pending' },
-      data: { status: 'ready', size: object.size, checksum: hash.digest('hex'), completedAt: new Date() },
-    });
+    const checksum = hash.digest('hex');
+    try {
+      await db.$transaction(async (tx) => {
+        await lockOrganizationStorage(tx, asset.organizationId);
+        assertFits(settings.orgQuotaBytes, await storageUsage(tx, asset.organizationId, new Date(), asset.id), object.size);
+        await tx.asset.updateMany({
+          where: { id: asset.id, status: 'pending' },
+          data: { status: 'ready', size: object.size, checksum, completedAt: new Date() },
+        });
+      });
+    } catch (error) {
+      if (error instanceof PayloadTooLargeError) await store.delete(asset.storageKey);
+      throw error;
+    }
     return db.asset.findUnique({ where: { id: asset.id } });
   }
 
@@ -82,6 +103,7 @@ export function createAssetService(db: Database, store: ObjectStore, settings: A
 
   return {
     find,
+    confirmUpload,
 
     async createUpload(
       caller: Caller,
@@ -96,18 +118,26 @@ export function createAssetService(db: Database, store: ObjectStore, settings: A
         size: input.size,
         expiresInSeconds: settings.uploadUrlTtlSeconds,
       });
-      await db.asset.create({
-        data: {
-          id,
-          organizationId,
-          gameId: input.gameId ?? null,
-          fileName: input.fileName,
-          contentType: input.contentType,
-          storageKey,
-          declaredSize: input.size ?? null,
-          uploadExpiresAt: upload.expiresAt,
-        },
-      });
+      const data = {
+        id,
+        organizationId,
+        gameId: input.gameId ?? null,
+        fileName: input.fileName,
+        contentType: input.contentType,
+        storageKey,
+        declaredSize: input.size ?? null,
+        uploadExpiresAt: upload.expiresAt,
+      };
+      const size = input.size;
+      if (size === undefined) await db.asset.create({ data });
+      else {
+        // The declared size is reserved now, so that open URLs never promise more than the quota.
+        await db.$transaction(async (tx) => {
+          await lockOrganizationStorage(tx, organizationId);
+          assertFits(settings.orgQuotaBytes, await storageUsage(tx, organizationId, new Date()), size);
+          await tx.asset.create({ data });
+        });
+      }
       return { assetId: id, uploadUrl: upload.url, method: upload.method, headers: upload.headers, expiresAt: iso(upload.expiresAt) };
     },
 

@@ -4,7 +4,7 @@ import type { Config } from '../../config.js';
 import type { Database } from '../../db/client.js';
 import { iso } from '../../lib/schemas.js';
 import { sessionOf } from '../../plugins/auth.js';
-import { loginBody, meResponse, registerBody, registerResponse, sessionResponse } from './schemas.js';
+import { changePasswordBody, loginBody, meResponse, registerBody, registerResponse, sessionResponse } from './schemas.js';
 import { createAuthService, toUserDto } from './service.js';
 
 const tags = ['auth'];
@@ -16,6 +16,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ db: Database; config: Config }>
     config: { auth: 'public', rateLimitTier: 'sensitive' },
     schema: {
       tags,
+      operationId: 'register',
       summary: 'Create an account and its first organization; signs in',
       body: registerBody,
       response: { 201: registerResponse },
@@ -34,7 +35,9 @@ export const authRoutes: FastifyPluginAsyncZod<{ db: Database; config: Config }>
     config: { auth: 'public', rateLimitTier: 'sensitive' },
     schema: {
       tags,
+      operationId: 'login',
       summary: 'Sign in with e-mail and password; sets the session cookie',
+      description: 'After 10 failed sign-ins for one account within 15 minutes, further ones get 429 with Retry-After, from any address.',
       body: loginBody,
       response: { 200: sessionResponse },
     },
@@ -47,7 +50,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ db: Database; config: Config }>
 
   app.post('/auth/refresh', {
     config: { auth: 'session', rateLimitTier: 'sensitive' },
-    schema: { tags, summary: 'Replace the session JWT with a fresh 7-day one', response: { 200: sessionResponse } },
+    schema: { tags, operationId: 'refreshSession', summary: 'Replace the session JWT with a fresh 7-day one', response: { 200: sessionResponse } },
     handler: async (request, reply) => {
       const session = await app.renewSession(reply, sessionOf(request).sessionId);
       return { user: toUserDto(session.user), expiresAt: iso(session.expiresAt) };
@@ -56,7 +59,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ db: Database; config: Config }>
 
   app.post('/auth/logout', {
     config: { auth: 'session' },
-    schema: { tags, summary: 'End the session; its JWTs are refused from now on', response: { 204: z.null() } },
+    schema: { tags, operationId: 'logout', summary: 'End the session; its JWTs are refused from now on', response: { 204: z.null() } },
     handler: async (request, reply) => {
       const caller = sessionOf(request);
       await auth.logout(caller.sessionId);
@@ -65,9 +68,27 @@ export const authRoutes: FastifyPluginAsyncZod<{ db: Database; config: Config }>
     },
   });
 
+  app.post('/auth/password', {
+    config: { auth: 'session', rateLimitTier: 'sensitive' },
+    schema: {
+      tags,
+      operationId: 'changePassword',
+      summary: "Change the password; ends the user's other sessions",
+      description:
+        'A wrong currentPassword is 400 (this session stays valid) and counts towards the account lockout (10 failures in 15 minutes → 429).',
+      body: changePasswordBody,
+      response: { 204: z.null() },
+    },
+    handler: async (request, reply) => {
+      const caller = sessionOf(request);
+      await auth.changePassword(caller.userId, caller.sessionId, request.body);
+      return reply.code(204).send(null);
+    },
+  });
+
   app.get('/auth/me', {
     config: { auth: 'session' },
-    schema: { tags, summary: 'The signed-in user and their organizations', response: { 200: meResponse } },
+    schema: { tags, operationId: 'getMe', summary: 'The signed-in user and their organizations', response: { 200: meResponse } },
     handler: async (request) => {
       const caller = sessionOf(request);
       const user = await auth.me(caller.userId);

@@ -1,3 +1,4 @@
+import { dictionary } from '@zxcvbn-ts/language-common';
 import { z } from 'zod';
 import { plainText, timestamp } from '../../lib/schemas.js';
 
@@ -8,10 +9,19 @@ export const email = z
   .pipe(z.email())
   .transform((e) => e.toLowerCase())
   .describe('E-mail address, compared case-insensitively');
-const password = z.string().min(8).max(256);
+/** zxcvbn's list of common passwords (~49,000, from breaches), compared case-insensitively. */
+const COMMON_PASSWORDS = new Set(dictionary['passwords-common']);
+
+const password = z
+  .string()
+  .min(8)
+  .max(256)
+  .refine((value) => !COMMON_PASSWORDS.has(value.toLowerCase()), 'is a common password, easy to guess: choose another')
+  .describe('8..256 characters, not a common password');
 
 export const registerBody = z.strictObject({ email, password, name: plainText(200) });
 export const loginBody = z.strictObject({ email: z.string().max(254), password: z.string().max(256) });
+export const changePasswordBody = z.strictObject({ currentPassword: z.string().max(256), newPassword: password });
 
 export const userSchema = z.object({ id: z.string(), email: z.string(), name: z.string(), createdAt: timestamp });
 export const roleSchema = z.enum(['owner', 'admin', 'member']);

@@ -10,6 +10,14 @@ export const organizationSchema = z.object({
   createdAt: timestamp,
   updatedAt: timestamp,
 });
+export const organizationWithUsageSchema = organizationSchema.extend({
+  usage: z
+    .object({
+      storageBytes: z.number().int().describe('Bytes of ready assets plus the declared sizes of uploads whose URL is still open'),
+      quotaBytes: z.number().int().describe('ORG_STORAGE_QUOTA_BYTES: the most storageBytes may reach'),
+    })
+    .describe('Storage used against the quota'),
+});
 export const createOrganizationBody = z.strictObject({ name: plainText(200) });
 export const listOrganizationsQuery = listQuery(['createdAt', 'name']);
 

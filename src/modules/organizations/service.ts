@@ -5,6 +5,8 @@ import { envelope, type PageRequest, pageArgs } from '../../lib/pagination.js';
 import { iso } from '../../lib/schemas.js';
 import { uniqueOr409 } from '../../lib/unique.js';
 import type { Caller, SessionCaller } from '../../plugins/auth.js';
+import { revokeTokensCreatedBy } from '../tokens/service.js';
+import { storageUsage } from '../assets/quota.js';
 import { assertId, canSee, MANAGER_ROLES, requireRole, visibleOrganizationIds } from './access.js';
 
 const toOrganizationDto = (org: Organization, role: Role | null) => ({
@@ -15,7 +17,7 @@ const toOrganizationDto = (org: Organization, role: Role | null) => ({
   updatedAt: iso(org.updatedAt),
 });
 
-export function createOrganizationService(db: Database) {
+export function createOrganizationService(db: Database, storageQuotaBytes: number) {
   const roleOf = (caller: Caller, organizationId: string) =>
     caller.kind === 'session' ? (caller.roles.get(organizationId) ?? null) : null;
 
@@ -46,7 +48,8 @@ export function createOrganizationService(db: Database) {
       assertId(id, 'Organization');
       const org = canSee(caller, id) ? await db.organization.findUnique({ where: { id } }) : null;
       if (!org) throw new NotFoundError('Organization');
-      return toOrganizationDto(org, roleOf(caller, id));
+      const storageBytes = await storageUsage(db, id, new Date());
+      return { ...toOrganizationDto(org, roleOf(caller, id)), usage: { storageBytes, quotaBytes: storageQuotaBytes } };
     },
 
     async listMembers(caller: SessionCaller, organizationId: string, query: PageRequest<'createdAt'>) {
@@ -86,13 +89,17 @@ export function createOrganizationService(db: Database) {
       return { userId: user.id, email: user.email, name: user.name, role: membership.role, createdAt: iso(membership.createdAt) };
     },
 
-    /** Owners and admins remove members (only owners remove owners); anyone may leave. */
-    async removeMember(caller: SessionCaller, organizationId: string, userId: string) {
+    /**
+     * Owners and admins remove members (only owners remove owners); anyone may leave. The
+     * tokens the member created there are revoked with the membership (CONTRACT §8); returns
+     * their ids, for the token caches to forget.
+     */
+    async removeMember(caller: SessionCaller, organizationId: string, userId: string): Promise<string[]> {
       assertId(organizationId, 'Organization');
       if (!caller.roles.has(organizationId)) throw new NotFoundError('Organization');
       if (userId !== caller.userId) requireRole(caller, organizationId, MANAGER_ROLES);
       assertId(userId, 'Member');
-      await db.$transaction(async (tx) => {
+      return db.$transaction(async (tx) => {
         // Lock the organization's owners so two concurrent removals cannot both pass the check.
         const owners = await tx.$queryRaw<Array<{ user_id: string }>>`
           SELECT user_id FROM memberships WHERE organization_id = ${organizationId}::uuid AND role = 'owner' FOR UPDATE`;
@@ -105,6 +112,7 @@ export function createOrganizationService(db: Database) {
           if (owners.length <= 1) throw new ConflictError('The last owner of an organization cannot be removed');
         }
         await tx.membership.delete({ where: { organizationId_userId: { organizationId, userId } } });
+        return revokeTokensCreatedBy(tx, organizationId, userId);
       });
     },
   };

@@ -4,7 +4,7 @@ import type { Database } from '../../db/client.js';
 import { envelopeSchema } from '../../lib/pagination.js';
 import { idParam } from '../../lib/schemas.js';
 import { callerOf } from '../../plugins/auth.js';
-import { createdTokenSchema, createTokenBody, listTokensQuery, tokenSchema } from './schemas.js';
+import { createdTokenSchema, createTokenBody, listedTokenSchema, listTokensQuery } from './schemas.js';
 import { createTokenService } from './service.js';
 
 const tags = ['tokens'];
@@ -16,8 +16,10 @@ export const tokenRoutes: FastifyPluginAsyncZod<{ db: Database }> = async (app, 
     config: { scope: 'tokens:write', rateLimitTier: 'sensitive' },
     schema: {
       tags,
+      operationId: 'createToken',
       summary: 'Create an API token (the secret is returned only here)',
-      description: 'A session user must be owner or admin of the organization. An API token can only grant scopes it holds.',
+      description:
+        "A session user must be owner or admin of the organization. An API token can only grant scopes it holds; the token it creates acts for the same user and expires no later than it.",
       body: createTokenBody,
       response: { 201: createdTokenSchema },
     },
@@ -26,16 +28,23 @@ export const tokenRoutes: FastifyPluginAsyncZod<{ db: Database }> = async (app, 
 
   app.get('/tokens', {
     config: { scope: 'tokens:read' },
-    schema: { tags, summary: 'List API tokens (never their secrets)', querystring: listTokensQuery, response: { 200: envelopeSchema(tokenSchema) } },
+    schema: { tags, operationId: 'listTokens', summary: 'List API tokens (never their secrets)', querystring: listTokensQuery, response: { 200: envelopeSchema(listedTokenSchema) } },
     handler: async (request) => tokens.list(callerOf(request), request.query),
   });
 
   app.delete('/tokens/:id', {
     config: { scope: 'tokens:write', rateLimitTier: 'sensitive' },
-    schema: { tags, summary: 'Revoke an API token', params: idParam, response: { 204: z.null() } },
+    schema: {
+      tags,
+      operationId: 'revokeToken',
+      summary: 'Revoke an API token and every token created from it',
+      description:
+        'An owner or admin session may revoke any token of the organization; an API token only itself and the tokens created from it. Anything else is 404.',
+      params: idParam,
+      response: { 204: z.null() },
+    },
     handler: async (request, reply) => {
-      await tokens.revoke(callerOf(request), request.params.id);
-      app.forgetApiToken(request.params.id);
+      for (const id of await tokens.revoke(callerOf(request), request.params.id)) await app.forgetApiToken(id);
       return reply.code(204).send(null);
     },
   });

@@ -17,7 +17,7 @@ export const createTokenBody = z.strictObject({
   expiresAt: z.iso
     .datetime({ offset: true })
     .optional()
-    .describe('When the token stops working (ISO-8601); never when omitted')
+    .describe("When the token stops working (ISO-8601); never when omitted. A token made by a token expires no later than its parent")
     .refine((v) => v === undefined || Date.parse(v) > Date.now(), 'must be in the future'),
 });
 
@@ -31,6 +31,14 @@ export const tokenSchema = z.object({
   expiresAt: timestamp.nullable(),
   lastUsedAt: timestamp.nullable(),
   revokedAt: timestamp.nullable(),
+});
+
+export const listedTokenSchema = tokenSchema.extend({
+  createdBy: z
+    .object({ id: z.string(), email: z.string() })
+    .nullable()
+    .describe('The user the token acts for (null once that user is deleted)'),
+  parentTokenId: z.string().nullable().describe('The token that created this one; null when a session did'),
 });
 
 export const createdTokenSchema = tokenSchema

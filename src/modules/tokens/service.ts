@@ -1,9 +1,9 @@
 import type { Database } from '../../db/client.js';
-import { MissingScopeError } from '../../errors.js';
-import type { ApiToken } from '../../generated/prisma/client.js';
+import { AuthenticationError, MissingScopeError, NotFoundError } from '../../errors.js';
+import type { ApiToken, Prisma, Role } from '../../generated/prisma/client.js';
 import { envelope, type PageRequest, pageArgs } from '../../lib/pagination.js';
 import { iso, isoOrNull } from '../../lib/schemas.js';
-import type { Caller } from '../../plugins/auth.js';
+import type { Caller, TokenCaller } from '../../plugins/auth.js';
 import { grants, type Scope } from '../../plugins/scopes.js';
 import {
   assertId,
@@ -14,6 +14,7 @@ import {
   resolveOrganizationId,
   visibleOrganizationIds,
 } from '../organizations/access.js';
+import { descendsFrom, lockOrganizationTokens, revokeTree } from './lineage.js';
 import { newTokenSecret } from './secret.js';
 
 export const toTokenDto = (t: ApiToken) => ({
@@ -28,7 +29,63 @@ export const toTokenDto = (t: ApiToken) => ({
   revokedAt: isoOrNull(t.revokedAt),
 });
 
+/** What authenticating with a token needs: its row and its creator's role in its organization. */
+export interface ApiTokenGrant {
+  id: string;
+  organizationId: string;
+  scopes: string[];
+  createdById: string | null;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+  /** Null when the creator is no longer a member (or the user is gone). */
+  creatorRole: Role | null;
+}
+
+/**
+ * The token with this secret hash, in one statement through the unique index on token_hash and
+ * the memberships primary key: the API-token path is benchmarked (README "Benchmarks").
+ */
+export async function findApiTokenGrant(db: Database, tokenHash: string): Promise<ApiTokenGrant | null> {
+  const { rows } = await db.pool.query<ApiTokenGrant>(
+    `SELECT t.id, t.organization_id AS "organizationId", t.scopes, t.created_by_id AS "createdById",
+            t.expires_at AS "expiresAt", t.revoked_at AS "revokedAt", t.last_used_at AS "lastUsedAt",
+            m.role AS "creatorRole"
+       FROM api_tokens t
+       LEFT JOIN memberships m ON m.organization_id = t.organization_id AND m.user_id = t.created_by_id
+      WHERE t.token_hash = $1`,
+    [tokenHash],
+  );
+  return rows[0] ?? null;
+}
+
+/**
+ * A user stopped managing an organization: the tokens they created there (those made by their
+ * tokens included, which act for them too) are revoked. Returns their ids for the caches.
+ */
+export async function revokeTokensCreatedBy(tx: Prisma.TransactionClient, organizationId: string, userId: string): Promise<string[]> {
+  const rows = await tx.$queryRaw<Array<{ id: string }>>`
+    UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now())
+    WHERE organization_id = ${organizationId}::uuid AND created_by_id = ${userId}::uuid
+    RETURNING id`;
+  return rows.map((row) => row.id);
+}
+
+const tokenRevoked = () => new AuthenticationError('Invalid, expired or revoked API token');
+
 export function createTokenService(db: Database) {
+  /** A token made by a token: same creator, expiry capped at the parent's, created only while the parent lives. */
+  async function createChild(caller: TokenCaller, data: Omit<Prisma.ApiTokenUncheckedCreateInput, 'createdById'>) {
+    return db.$transaction(async (tx) => {
+      await lockOrganizationTokens(tx, caller.organizationId);
+      const parent = await tx.apiToken.findUnique({ where: { id: caller.tokenId } });
+      if (!parent || parent.revokedAt || (parent.expiresAt && parent.expiresAt <= new Date())) throw tokenRevoked();
+      const requested = data.expiresAt ? new Date(data.expiresAt) : null;
+      const expiresAt = parent.expiresAt && (!requested || requested > parent.expiresAt) ? parent.expiresAt : requested;
+      return tx.apiToken.create({ data: { ...data, expiresAt, createdById: caller.createdById, parentTokenId: parent.id } });
+    });
+  }
+
   return {
     async create(caller: Caller, input: { name: string; organizationId?: string; scopes: Scope[]; expiresAt?: string }) {
       const organizationId = resolveOrganizationId(caller, input.organizationId);
@@ -39,17 +96,18 @@ export function createTokenService(db: Database) {
         if (missing) throw new MissingScopeError(missing);
       }
       const { secret, prefix, hash } = newTokenSecret();
-      const token = await db.apiToken.create({
-        data: {
-          organizationId,
-          name: input.name,
-          scopes: input.scopes,
-          prefix,
-          tokenHash: hash,
-          expiresAt: input.expiresAt ? new Date(input.expiresAt) : null,
-          createdById: caller.kind === 'session' ? caller.userId : caller.createdById,
-        },
-      });
+      const data = {
+        organizationId,
+        name: input.name,
+        scopes: input.scopes,
+        prefix,
+        tokenHash: hash,
+        expiresAt: input.expiresAt ? new Date(input.expiresAt) : null,
+      };
+      const token =
+        caller.kind === 'session'
+          ? await db.apiToken.create({ data: { ...data, createdById: caller.userId } })
+          : await createChild(caller, data);
       const { revokedAt: _revokedAt, ...dto } = toTokenDto(token);
       return { ...dto, token: secret };
     },
@@ -61,18 +119,28 @@ export function createTokenService(db: Database) {
       const managed = visible.filter((organizationId) => hasRole(caller, organizationId, MANAGER_ROLES));
       const where = { organizationId: { in: managed } };
       const [rows, total] = await Promise.all([
-        db.apiToken.findMany({ where, ...pageArgs(query) }),
+        db.apiToken.findMany({ where, include: { createdBy: { select: { id: true, email: true } } }, ...pageArgs(query) }),
         db.apiToken.count({ where }),
       ]);
-      return envelope(rows.map(toTokenDto), total, query);
+      const items = rows.map((row) => ({ ...toTokenDto(row), createdBy: row.createdBy, parentTokenId: row.parentTokenId }));
+      return envelope(items, total, query);
     },
 
-    /** Revokes the token; revoking a revoked token again changes nothing. */
-    async revoke(caller: Caller, id: string) {
+    /**
+     * Revokes the token and every token made from it; revoking a revoked token again changes
+     * nothing. An owner or admin session may revoke any token of the organization, a token
+     * itself and its descendants; anyone else is told it does not exist. Returns the ids of
+     * every token of the tree, for the token caches to forget.
+     */
+    async revoke(caller: Caller, id: string): Promise<string[]> {
       assertId(id, 'Token');
       const token = assertVisible(caller, await db.apiToken.findUnique({ where: { id } }), 'Token');
-      requireRole(caller, token.organizationId, MANAGER_ROLES);
-      if (!token.revokedAt) await db.apiToken.update({ where: { id }, data: { revokedAt: new Date() } });
+      if (!hasRole(caller, token.organizationId, MANAGER_ROLES)) throw new NotFoundError('Token');
+      return db.$transaction(async (tx) => {
+        await lockOrganizationTokens(tx, token.organizationId);
+        if (caller.kind === 'token' && !(await descendsFrom(tx, id, caller.tokenId))) throw new NotFoundError('Token');
+        return revokeTree(tx, id);
+      });
     },
   };
 }
