@@ -87,6 +87,21 @@ describe('POST /export requests', () => {
     expect(await countExports()).toBe(before);
   });
 
+  it('records optimize and validation (defaults lossless and enforce); a key reused with other settings is 409', async () => {
+    const plain = await t.as(alice).post('/export', { variantId: sample.variant.id, network: 'applovin' });
+    expect((await t.as(alice).get(`/exports/${plain.json().id}`)).json()).toMatchObject({ optimize: 'lossless', validation: 'enforce' });
+    const headers = { 'idempotency-key': 'settings-1' };
+    const chosen = await t.as(alice).post('/export', { variantId: sample.variant.id, network: 'applovin', optimize: 'none', validation: 'report' }, headers);
+    expect(chosen.statusCode, chosen.body).toBe(202);
+    expect((await t.as(alice).get(`/exports/${chosen.json().id}`)).json()).toMatchObject({ optimize: 'none', validation: 'report' });
+
+    const before = await countExports();
+    expectError(await t.as(alice).post('/export', { variantId: sample.variant.id, network: 'applovin', optimize: 'fit', validation: 'report' }, headers), 409, 'DUPLICATE_RESOURCE');
+    expectError(await t.as(alice).post('/export', { variantId: sample.variant.id, network: 'applovin', optimize: 'max' }), 400, 'VALIDATION_ERROR');
+    expectError(await t.as(alice).post('/export', { variantId: sample.variant.id, network: 'applovin', validation: 'off' }), 400, 'VALIDATION_ERROR');
+    expect(await countExports()).toBe(before);
+  });
+
   it('refuses an unknown network with 400 listing the allowed values, creating nothing', async () => {
     const before = await countExports();
     const body = expectError(await t.as(alice).post('/export', { variantId: sample.variant.id, network: 'myspace' }), 400, 'VALIDATION_ERROR');

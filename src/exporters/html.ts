@@ -10,18 +10,20 @@ type ChildNode = DefaultTreeAdapterMap['childNode'];
 export const parseHtml = (html: string): Document => parse(html);
 export const serializeHtml = (document: Document): string => serialize(document);
 
-/** Every element in document order, including those inside <template> content. */
+/**
+ * Every element in document order, including those inside <template> content. An explicit stack,
+ * not recursion: an uploaded page may nest elements deeper than the call stack reaches.
+ */
 export function elements(root: ParentNode): Element[] {
   const found: Element[] = [];
-  const visit = (node: ParentNode) => {
-    for (const child of node.childNodes) {
-      if (!tree.isElementNode(child)) continue;
-      found.push(child);
-      visit(child);
-      if (child.tagName === 'template') visit(tree.getTemplateContent(child as DefaultTreeAdapterMap['template']));
-    }
-  };
-  visit(root);
+  const pending: ChildNode[] = [...root.childNodes].reverse();
+  for (let node = pending.pop(); node; node = pending.pop()) {
+    if (!tree.isElementNode(node)) continue;
+    found.push(node);
+    // Pushed last-first so they come off the stack in document order: children, then template content.
+    if (node.tagName === 'template') pending.push(...[...tree.getTemplateContent(node as DefaultTreeAdapterMap['template']).childNodes].reverse());
+    for (let i = node.childNodes.length - 1; i >= 0; i--) pending.push(node.childNodes[i]!);
+  }
   return found;
 }
 

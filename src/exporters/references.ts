@@ -1,4 +1,5 @@
 // What a reference in the game's HTML or CSS points at, and where such references are.
+import parseSrcsetAttribute from '@prettier/parse-srcset';
 import * as csstree from 'css-tree';
 import { attr, type Element } from './html.js';
 
@@ -56,20 +57,40 @@ export function resourceAttributes(element: Element): string[] {
   return (RESOURCE_ATTRIBUTES[element.tagName] ?? []).filter((name) => attr(element, name) !== undefined);
 }
 
-/** `srcset` candidates: "a.png 1x, b.png 2x" → URLs and their descriptors. */
-export function parseSrcset(value: string): Array<{ url: string; descriptor: string }> {
-  return value
-    .split(',')
-    .map((candidate) => candidate.trim())
-    .filter(Boolean)
-    .map((candidate) => {
-      const [url = '', ...descriptor] = candidate.split(/\s+/);
-      return { url, descriptor: descriptor.join(' ') };
-    });
+export interface SrcsetCandidate {
+  url: string;
+  /** Where the URL starts in the attribute's value. */
+  start: number;
 }
 
-export const serializeSrcset = (candidates: Array<{ url: string; descriptor: string }>) =>
-  candidates.map((c) => (c.descriptor ? `${c.url} ${c.descriptor}` : c.url)).join(', ');
+/**
+ * `srcset` candidates by the HTML standard's "parse a srcset attribute" rules (a maintained port
+ * of the WHATWG algorithm): a URL ends at whitespace, so a data: URL keeps its commas. An empty
+ * srcset has none; one browsers would not wholly use (a bad descriptor …) throws, saying why.
+ */
+export function parseSrcset(value: string): SrcsetCandidate[] {
+  if (value.trim() === '') return [];
+  return parseSrcsetAttribute(value).map((c) => ({ url: c.source.value, start: c.source.startOffset }));
+}
+
+/**
+ * `srcset` with each candidate's URL replaced by `rewrite(url)`; descriptors and spacing stay
+ * as written. An invalid srcset is left as it is: the validation step names it
+ * (src/exporters/validate.ts), rather than the export guessing what was meant.
+ */
+export function rewriteSrcset(value: string, rewrite: (url: string) => string): string {
+  let candidates: SrcsetCandidate[];
+  try {
+    candidates = parseSrcset(value);
+  } catch {
+    return value;
+  }
+  let rewritten = value;
+  for (const { url, start } of candidates.reverse()) {
+    rewritten = rewritten.slice(0, start) + rewrite(url) + rewritten.slice(start + url.length);
+  }
+  return rewritten;
+}
 
 /**
  * Rewrites every url(...) and @import target of a style sheet (or of a style attribute's

@@ -90,8 +90,20 @@ function findEntry(template: string, files: Map<string, Uint8Array>): string | u
   });
 }
 
+/** The URLs of a srcset; one browsers would not wholly use is a problem, named with the parser's reason. */
+function srcsetUrls(srcset: string, tag: string, problems: string[]): string[] {
+  try {
+    return parseSrcset(srcset).map((c) => c.url);
+  } catch (error) {
+    const shown = srcset.length > 120 ? `${srcset.slice(0, 120)}…` : srcset;
+    const reason = (error as Error).message.replace(` in "${srcset}"`, '');
+    problems.push(`${tag} srcset "${shown}" is not valid: ${reason}`);
+    return [];
+  }
+}
+
 /** Every URL the entry HTML and the ZIP's style sheets load, with where it was found. */
-function references(entry: Document, files: Map<string, Uint8Array>): Array<{ url: string; where: string }> {
+function references(entry: Document, files: Map<string, Uint8Array>, problems: string[]): Array<{ url: string; where: string }> {
   const found: Array<{ url: string; where: string }> = [];
   const fromCss = (css: string, context: 'stylesheet' | 'declarationList', where: string) =>
     rewriteCss(css, context, (url) => {
@@ -102,7 +114,7 @@ function references(entry: Document, files: Map<string, Uint8Array>): Array<{ ur
     const tag = `<${element.tagName}>`;
     for (const name of resourceAttributes(element)) found.push({ url: attr(element, name)!, where: `${tag} ${name}` });
     const srcset = attr(element, 'srcset');
-    if (srcset) for (const c of parseSrcset(srcset)) found.push({ url: c.url, where: `${tag} srcset` });
+    if (srcset) for (const url of srcsetUrls(srcset, tag, problems)) found.push({ url, where: `${tag} srcset` });
     const style = attr(element, 'style');
     if (style) fromCss(style, 'declarationList', `${tag} style`);
     if (element.tagName === 'style') fromCss(textOf(element), 'stylesheet', '<style>');
@@ -113,7 +125,7 @@ function references(entry: Document, files: Map<string, Uint8Array>): Array<{ ur
 
 function checkReferences(rules: NetworkRules, artifact: ArtifactFiles, entry: Document, problems: string[]): void {
   const entryDir = artifact.entryPath.includes('/') ? artifact.entryPath.slice(0, artifact.entryPath.lastIndexOf('/') + 1) : '';
-  for (const { url, where } of references(entry, artifact.files)) {
+  for (const { url, where } of references(entry, artifact.files, problems)) {
     const ref = classifyReference(url);
     if (ref.kind === 'external' && !rules.networkScripts.includes(ref.url)) problems.push(`external reference ${ref.url} (${where})`);
     if (ref.kind !== 'file' || (ref.fileName === 'mraid.js' && rules.mraid === 'required')) continue;

@@ -2,10 +2,15 @@
 import { describe, expect, it } from 'vitest';
 import { buildArtifact, ExportFailure, type ExportInput } from '../../src/exporters/pipeline.js';
 import { NETWORK_RULES, NETWORKS } from '../../src/exporters/rules.js';
-import { artifactFiles, expectSampleArtifact, inMemorySource, SAMPLE_CONFIG, type SampleFile, sampleGame } from '../helpers/sample-game.js';
+import { artifactFiles, expectSampleArtifact, inMemorySource, SAMPLE_CONFIG, type SampleFile, sampleFile, sampleGame } from '../helpers/sample-game.js';
 
-function input(network: ExportInput['network'], game = sampleGame(), config: Record<string, unknown> = SAMPLE_CONFIG): ExportInput {
-  return { network, name: 'Meadow Mayhem', entry: inMemorySource(game.entry), assets: game.assets.map(inMemorySource), config };
+function input(
+  network: ExportInput['network'],
+  game = sampleGame(),
+  config: Record<string, unknown> = SAMPLE_CONFIG,
+  optimize: ExportInput['optimize'] = 'lossless',
+): ExportInput {
+  return { network, name: 'Meadow Mayhem', entry: inMemorySource(game.entry), assets: game.assets.map(inMemorySource), config, optimize };
 }
 
 describe.each(NETWORKS)('export of the sample game to %s', (network) => {
@@ -16,14 +21,33 @@ describe.each(NETWORKS)('export of the sample game to %s', (network) => {
     expect(artifact.size).toBe(artifact.bytes.length);
     expect(artifact.checksum).toMatch(/^[0-9a-f]{64}$/);
     expect(artifact.report.assets.map((a) => a.fileName).sort()).toEqual(['game.js', 'level.json', 'logo.png', 'style.css']);
-    expect(artifact.report.assets.find((a) => a.fileName === 'logo.png')).toMatchObject({ size: 89 });
+    expect(artifact.report.assets.find((a) => a.fileName === 'logo.png')).toMatchObject({ contentType: 'image/png' });
+    // No browser given: the runtime checks are skipped, and say so.
+    expect(artifact.report.runtime).toMatchObject({ status: 'skipped', reason: 'browser validation was not requested', browser: null });
+    expect(artifact.screenshots).toEqual([]);
+  });
+
+  it('with optimize none, carries every file byte for byte', async () => {
+    const artifact = await buildArtifact(input(network, sampleGame(), SAMPLE_CONFIG, 'none'));
+    expectSampleArtifact(network, artifact.bytes);
+    const files = artifactFiles(artifact.bytes);
+    const contents = NETWORK_RULES[network].output === 'html' ? [files.get('single.html')!.toString()] : [...files.values()].map((f) => f.toString('latin1'));
+    for (const name of ['game.js', 'logo.png']) {
+      const original = sampleFile(name).bytes;
+      const text = name === 'game.js' ? original.toString() : original.toString(NETWORK_RULES[network].output === 'html' ? 'base64' : 'latin1');
+      expect(contents.some((c) => c.includes(text)), name).toBe(true);
+    }
+    expect(artifact.report.optimization).toEqual({ mode: 'none', bytesBefore: expect.any(Number), bytesAfter: expect.any(Number), steps: [] });
+    expect(artifact.report.optimization.bytesAfter).toBe(artifact.report.optimization.bytesBefore);
   });
 });
 
 describe('pipeline rules', () => {
-  it('declares the orientation for Google and TikTok from config.orientation', async () => {
+  it('declares the orientation for Google, TikTok and Yandex from config.orientation', async () => {
     const google = artifactFiles((await buildArtifact(input('google'))).bytes).get('index.html')!.toString();
     expect(google).toContain('<meta name="ad.orientation" content="portrait">');
+    const yandex = artifactFiles((await buildArtifact(input('yandex', sampleGame(), { orientation: 'landscape' }))).bytes).get('index.html')!.toString();
+    expect(yandex).toContain('<meta name="ad.size" content="width=480,height=320">');
     const tiktok = artifactFiles((await buildArtifact(input('tiktok', sampleGame(), { orientation: 'landscape' }))).bytes);
     expect(JSON.parse(tiktok.get('config.json')!.toString())).toEqual({ playable_orientation: 2 });
   });
@@ -71,8 +95,11 @@ describe('pipeline rules', () => {
     const game = sampleGame();
     const js = game.assets.find((a) => a.fileName === 'game.js')!;
     js.bytes = Buffer.concat([js.bytes, Buffer.from('\nvar s = "</script><b>";\n')]);
-    const html = (await buildArtifact(input('applovin', game))).bytes.toString();
+    const html = (await buildArtifact(input('applovin', game, SAMPLE_CONFIG, 'none'))).bytes.toString();
     expect(html).toContain('var s = "<\\/script><b>";');
+    const minified = (await buildArtifact(input('applovin', game))).bytes.toString();
+    expect(minified).toContain('s="<\\/script><b>"');
+    expect(minified).not.toContain('</script><b>');
   });
 
   it('produces the same bytes twice (stable checksum)', async () => {

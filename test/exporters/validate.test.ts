@@ -113,4 +113,46 @@ describe('validateArtifact', () => {
     const html = page("<script>parent.postMessage('download', '*')</script>");
     expect(validateArtifact('vungle', zip({ 'ad.html': html })).problems).toEqual(["the bridge call parent.postMessage('complete', '*') is missing"]);
   });
+
+  it('refuses any DAPI reference for ironSource (MRAID only)', () => {
+    expect(validateArtifact('ironsource', page(MRAID_BRIDGE)).problems).toEqual([]);
+    expect(validateArtifact('ironsource', page(`${MRAID_BRIDGE}<script>if (typeof dapi !== 'undefined') dapi.openStoreUrl()</script>`)).problems).toEqual([
+      'the artifact references DAPI (dapi), which ironSource no longer accepts: use MRAID',
+    ]);
+  });
+
+  it('refuses mraid.close() for Chartboost and useCustomClose() for InMobi', () => {
+    expect(validateArtifact('chartboost', page(`${MRAID_BRIDGE}<script>mraid.close()</script>`)).problems).toEqual([
+      'the ad calls mraid.close(); Chartboost adds its own close button',
+    ]);
+    expect(validateArtifact('inmobi', page(`${MRAID_BRIDGE}<script>mraid.useCustomClose(true)</script>`)).problems).toEqual([
+      "the ad calls useCustomClose(); InMobi playables keep the container's close button",
+    ]);
+    expect(validateArtifact('adcolony', page(MRAID_BRIDGE)).problems).toEqual([]);
+  });
+
+  it('checks the Liftoff layout: one folder holding index.html, ASCII names', () => {
+    const html = page(MRAID_BRIDGE, '<img src="a.png">');
+    expect(validateArtifact('liftoff', zip({ 'summer/index.html': html, 'summer/a.png': 'x' })).problems).toEqual([]);
+    expect(validateArtifact('liftoff', zip({ 'index.html': html })).problems).toEqual(['the ZIP has no {name}/index.html']);
+    expect(validateArtifact('liftoff', zip({ 'summer/index.html': html, 'summer/a.png': 'x', 'summer/é.png': 'x', 'stray.txt': 'x' })).problems).toEqual([
+      'summer/é.png: Liftoff needs ASCII file names',
+      "stray.txt is outside the ZIP's one folder summer/",
+    ]);
+  });
+
+  it('checks the Yandex ZIP: file names, index.html size, ad.size meta, 20 files', () => {
+    const head = '<meta name="ad.size" content="width=320,height=480"><script>yandexHTML5BannerApi.getClickURLNum(1)</script>';
+    expect(validateArtifact('yandex', zip({ 'index.html': page(head), 'a.png': 'x' })).problems).toEqual([]);
+    const big = page(`${head}<!--${'x'.repeat(500_000)}-->`);
+    const many = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`f${i}.png`, 'x']));
+    expect(validateArtifact('yandex', zip({ 'index.html': big, 'logo (1).png': 'x', ...many })).problems).toEqual([
+      'the ZIP holds 22 files, more than 20',
+      'logo (1).png: Yandex allows only Latin letters, digits and -._~ in file names',
+      `index.html is ${big.length} bytes, over Yandex's 500000`,
+    ]);
+    expect(validateArtifact('yandex', zip({ 'index.html': page('<script>yandexHTML5BannerApi.getClickURLNum(1)</script>') })).problems).toEqual([
+      '<meta name="ad.size"> is missing',
+    ]);
+  });
 });

@@ -42,18 +42,26 @@ export async function createSampleVariant(
   return { game, entry: entry!, assets, variant: res.json() };
 }
 
-/** Polls GET /exports/{id} until the export has finished. */
-export async function waitForExport(t: TestApp, caller: Caller, id: string, timeoutMs = 30_000) {
+/** Polls GET `path` until `done(body)`; returns that body. */
+export async function pollUntil(t: TestApp, caller: Caller, path: string, done: (body: any) => boolean, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const res = await t.as(caller).get(`/exports/${id}`);
+    const res = await t.as(caller).get(path);
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json();
-    if (body.status === 'succeeded' || body.status === 'failed') return body;
-    if (Date.now() > deadline) throw new Error(`export ${id} still ${body.status} after ${timeoutMs} ms`);
+    if (done(body)) return body;
+    if (Date.now() > deadline) throw new Error(`${path} still ${body.status} after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** Polls GET /exports/{id} until the export has finished. */
+export const waitForExport = (t: TestApp, caller: Caller, id: string, timeoutMs = 30_000) =>
+  pollUntil(t, caller, `/exports/${id}`, (e) => e.status === 'succeeded' || e.status === 'failed', timeoutMs);
+
+/** Polls GET /export-batches/{id} until the batch has finished (its ZIP is stored). */
+export const waitForBatch = (t: TestApp, caller: Caller, id: string, timeoutMs = 60_000) =>
+  pollUntil(t, caller, `/export-batches/${id}`, (b) => b.status === 'finished', timeoutMs);
 
 /** The artifact's bytes, fetched from the export's downloadUrl as a client would. */
 export async function downloadArtifact(t: TestApp, exported: { downloadUrl: string }): Promise<Buffer> {

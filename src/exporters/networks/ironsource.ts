@@ -1,19 +1,10 @@
 import { mraidBridge } from './mraid.js';
-import type { NetworkExporter } from './types.js';
+import { forbidInScripts, type NetworkExporter } from './types.js';
 
-/** ironSource's DAPI object, where the container provides it; MRAID otherwise. */
+/** MRAID only: ironSource (Unity LevelPlay) calls DAPI deprecated and refuses any reference to it. */
 export const ironsource: NetworkExporter = {
   network: 'ironsource',
-  bridge: `(function (mraidBridge) {
-    if (typeof dapi === 'undefined') return mraidBridge;
-    return {
-      ready: function (start) {
-        if (dapi.isReady()) { start(); return; }
-        dapi.addEventListener('ready', function onReady() { dapi.removeEventListener('ready', onReady); start(); });
-      },
-      cta: function () { dapi.openStoreUrl(); },
-      end: function () {}
-    };
-  })(${mraidBridge({ waitViewable: false })})`,
-  bridgeCalls: ['dapi.openStoreUrl()', 'mraid.open('],
+  bridge: mraidBridge({ waitViewable: false }),
+  bridgeCalls: ['mraid.open('],
+  check: forbidInScripts(/\bdapi\b/, 'the artifact references DAPI (dapi), which ironSource no longer accepts: use MRAID'),
 };

@@ -1,4 +1,5 @@
-// The MRAID bridge shared by the MRAID networks (applovin, unity, ironsource, snapchat):
+// The MRAID bridge shared by the MRAID networks (applovin, unity, ironsource, snapchat, liftoff,
+// chartboost, adcolony, inmobi):
 // start once MRAID is ready (and, for MRAID 3.0 containers, viewable); CTA → mraid.open().
 // Outside an ad container (a browser preview) the game starts at once and the CTA does nothing.
 

@@ -1,6 +1,7 @@
 // What a network file says: only what is particular to that network. The shared pipeline
 // (../pipeline.ts) and the validation step (../validate.ts) do the rest from ../rules.ts.
-import type { Document } from '../html.js';
+import { attr, type Document, elements, textOf } from '../html.js';
+import { extensionOf } from '../references.js';
 import type { Network } from '../rules.js';
 
 export type VariantConfig = Record<string, unknown>;
@@ -45,4 +46,16 @@ export function startAtOnceBridge(cta: string, end = ''): string {
     cta: function () { ${cta} },
     end: function () { ${end} }
   }`;
+}
+
+/** The text of every script the artifact runs: inline <script> elements and the ZIP's .js files. */
+export function scriptText({ files }: ArtifactFiles, entry: Document): string {
+  const inline = elements(entry).filter((e) => e.tagName === 'script' && attr(e, 'src') === undefined).map(textOf);
+  const bundled = [...files].filter(([path]) => extensionOf(path) === 'js').map(([, bytes]) => Buffer.from(bytes).toString('utf8'));
+  return [...inline, ...bundled].join('\n');
+}
+
+/** A check that fails with `problem` when any script of the artifact matches `pattern`. */
+export function forbidInScripts(pattern: RegExp, problem: string): NonNullable<NetworkExporter['check']> {
+  return (artifact, entry) => (pattern.test(scriptText(artifact, entry)) ? [problem] : []);
 }

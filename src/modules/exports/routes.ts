@@ -34,6 +34,7 @@ export const exportRoutes: FastifyPluginAsyncZod<ExportRoutesOptions> = async (a
     config: { scope: 'exports:write', rateLimitTier: 'export' },
     schema: {
       tags,
+      operationId: 'createExport',
       summary: 'Export a variant to an ad network',
       description: createExportDescription,
       headers: idempotencyHeaders,
@@ -46,19 +47,19 @@ export const exportRoutes: FastifyPluginAsyncZod<ExportRoutesOptions> = async (a
 
   app.get('/exports', {
     config: { scope: 'exports:read' },
-    schema: { tags, summary: 'List exports', querystring: listExportsQuery, response: { 200: envelopeSchema(exportSchema) } },
+    schema: { tags, operationId: 'listExports', summary: 'List exports', querystring: listExportsQuery, response: { 200: envelopeSchema(exportSchema) } },
     handler: async (request) => exports.list(callerOf(request), request.query),
   });
 
   app.get('/exports/networks', {
     config: { scope: 'exports:read' },
-    schema: { tags, summary: 'The ad networks and their packaging rules', response: { 200: z.object({ data: z.array(networkSchema) }) } },
+    schema: { tags, operationId: 'listNetworks', summary: 'The ad networks and their packaging rules', response: { 200: z.object({ data: z.array(networkSchema) }) } },
     handler: async () => ({ data: NETWORKS.map((network) => ({ network, ...NETWORK_RULES[network] })) }),
   });
 
   app.get('/exports/:id', {
     config: { scope: 'exports:read' },
-    schema: { tags, summary: 'One export, with a downloadUrl once it succeeded', params: idParam, response: { 200: exportSchema } },
+    schema: { tags, operationId: 'getExport', summary: 'One export, with a downloadUrl once it succeeded', params: idParam, response: { 200: exportSchema } },
     handler: async (request) => exports.get(callerOf(request), request.params.id),
   });
 };

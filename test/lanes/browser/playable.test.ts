@@ -1,13 +1,16 @@
 // End to end: the sample game exported for AppLovin through the API, downloaded from its
 // downloadUrl, and opened in headless Chromium with a stub `mraid` object. The game must render
 // (title from the variant config, level from level.json, logo image) and its CTA must reach
-// mraid.open with the store URL — and the page must make no request to anywhere.
+// mraid.open with the store URL — and the page must make no request to anywhere. And a variant
+// with a 3.5 MB photo-like PNG exported to meta (2 MB) with optimize "fit": the re-encoded photo
+// is displayed under its own name (naturalWidth > 0) and the game still runs.
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Browser, chromium } from 'playwright-core';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import { exportSampleGame } from '../../helpers/exports.js';
+import { createSampleVariant, downloadArtifact, exportSampleGame, waitForExport } from '../../helpers/exports.js';
+import { photoPng } from '../../helpers/photo.js';
 import { SAMPLE_CONFIG } from '../../helpers/sample-game.js';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
@@ -67,5 +70,39 @@ describe('an AppLovin export in Chromium', () => {
     // Only the page itself and the container's mraid.js: nothing else was loaded (data: URIs are not requests).
     expect(requests).toEqual([`${ORIGIN}/index.html`, `${ORIGIN}/mraid.js`]);
     expect(errors).toEqual([]);
+  });
+});
+
+describe('a meta export made to fit', () => {
+  it('shows the re-encoded photo and runs the game', async () => {
+    const user = await t.register();
+    const photo = { fileName: 'photo.png', contentType: 'image/png', bytes: await photoPng(1420, 1120) };
+    const sample = await createSampleVariant(t, user, {
+      change: (game) => {
+        game.entry = { ...game.entry, bytes: Buffer.from(game.entry.bytes.toString().replace('</body>', '<img id="photo" src="photo.png"></body>')) };
+        game.assets.push(photo);
+      },
+    });
+    const queued = await t.as(user).post('/export', { variantId: sample.variant.id, network: 'meta', optimize: 'fit' });
+    const exported = await waitForExport(t, user, queued.json().id, 60_000);
+    expect(exported.status, exported.error).toBe('succeeded');
+    expect(exported.size).toBeLessThanOrEqual(2_000_000);
+    const artifact = await downloadArtifact(t, exported);
+
+    const page = await browser.newPage();
+    await page.route('**/*', (route) =>
+      route.request().url() === `${ORIGIN}/index.html` ? route.fulfill({ body: artifact, contentType: 'text/html' }) : route.abort(),
+    );
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${ORIGIN}/index.html`);
+    await page.waitForSelector('body[data-game-ready="true"]', { timeout: 10_000 });
+    const size = await page.$eval('#photo', (img) => {
+      const image = img as unknown as { complete: boolean; naturalWidth: number; naturalHeight: number };
+      return { complete: image.complete, width: image.naturalWidth, height: image.naturalHeight };
+    });
+    expect(size).toEqual({ complete: true, width: 1420, height: 1120 });
+    expect(errors).toEqual([]);
+    await page.close();
   });
 });

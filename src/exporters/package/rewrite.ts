@@ -1,0 +1,82 @@
+// The entry HTML's rewriting: every element's references pointed at the right bytes (inlined or
+// relinked through Placement), and the network's tags, mraid.js and the runtime put in <head>.
+import { attr, createElement, type Document, type Element, prependToHead, removeAttr, removeElement, replaceElement, setAttr, setText, textOf } from '../html.js';
+import { EXPORTERS } from '../networks/index.js';
+import { classifyReference, resourceAttributes, rewriteSrcset } from '../references.js';
+import type { Network, NetworkRules } from '../rules.js';
+import { runtimeScript } from '../runtime.js';
+import { type ExportInput, ExportFailure } from '../types.js';
+import { type Placement, scriptText, styleText } from './placement.js';
+
+/** Rewrites one element's references to the variant's files (inlining or relinking them). */
+export function rewriteElement(element: Element, placement: Placement, rules: NetworkRules): void {
+  const tag = element.tagName;
+  const src = tag === 'script' ? attr(element, 'src') : undefined;
+  if (src !== undefined) {
+    const ref = classifyReference(src);
+    // The container's mraid.js and the network's own scripts are added once, in <head>.
+    const networkOwned =
+      (ref.kind === 'file' && ref.fileName === 'mraid.js' && !placement.files.has('mraid.js')) ||
+      (ref.kind === 'external' && rules.networkScripts.includes(ref.url));
+    if (networkOwned) return removeElement(element);
+    const file = placement.lookup(src);
+    if (file && !placement.inZip(file)) {
+      // Inline script text, never a base64 src (some networks refuse those).
+      const text = file.bytes.toString('utf8');
+      removeAttr(element, 'src');
+      setText(element, scriptText(text));
+      placement.use(file, 'inline-text', Buffer.byteLength(text));
+      return;
+    }
+  }
+
+  const href = tag === 'link' ? attr(element, 'href') : undefined;
+  if (href !== undefined && (attr(element, 'rel') ?? '').toLowerCase().split(/\s+/).includes('stylesheet')) {
+    const file = placement.lookup(href);
+    if (file && !placement.inZip(file)) {
+      const css = placement.contentOf(file).toString('utf8');
+      placement.use(file, 'inline-text', Buffer.byteLength(css));
+      const media = attr(element, 'media');
+      return replaceElement(element, createElement('style', media ? { media } : {}, styleText(css)));
+    }
+  }
+
+  for (const name of resourceAttributes(element)) setAttr(element, name, placement.url(attr(element, name)!));
+  const srcset = attr(element, 'srcset');
+  if (srcset !== undefined) setAttr(element, 'srcset', rewriteSrcset(srcset, (url) => placement.url(url)));
+  const style = attr(element, 'style');
+  if (style !== undefined) setAttr(element, 'style', placement.css(style, 'declarationList'));
+  if (tag === 'style') setText(element, styleText(placement.css(textOf(element), 'stylesheet')));
+}
+
+export function failOnReferences(placement: Placement, network: Network, entryName: string): void {
+  if (placement.missing.size) {
+    throw new ExportFailure(
+      `${entryName} references files that are not part of the variant: ${[...placement.missing].join(', ')}. ` +
+        'Add them to the variant\'s assetIds or remove the references.',
+    );
+  }
+  if (placement.external.size) {
+    throw new ExportFailure(
+      `${network} does not allow external references, but the game loads: ${[...placement.external].join(', ')}. ` +
+        'Add these files to the variant instead.',
+    );
+  }
+}
+
+/** <head> gets, in order: the network's meta tags, mraid.js, its scripts, then the runtime. */
+export function injectHead(document: Document, input: ExportInput, rules: NetworkRules, assets: Record<string, string>): void {
+  const exporter = EXPORTERS[input.network];
+  const tags = exporter.headTags?.(input.config) ?? [];
+  const nodes = [
+    ...tags.map((t) => createElement(t.tag, t.attrs)),
+    ...(rules.mraid === 'required' ? [createElement('script', { src: 'mraid.js' })] : []),
+    ...rules.networkScripts.map((src) => createElement('script', { src })),
+    createElement(
+      'script',
+      { id: 'playable-runtime' },
+      scriptText(runtimeScript({ network: input.network, config: input.config, assets, bridge: exporter.bridge })),
+    ),
+  ];
+  prependToHead(document, nodes);
+}
