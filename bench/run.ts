@@ -200,10 +200,10 @@ async function createDatabase(): Promise<string> {
   let serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
     log('starting embedded PostgreSQL');
-    // A directory of its own: PostgreSQL may run as another user (see src/db/embedded.ts).
+    // A private directory of its own for the cluster and its password (src/db/embedded.ts).
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pcs-bench-pg-'));
     cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
-    const embedded = await startEmbeddedPostgres({ dataDir, port: await freePort() });
+    const embedded = await startEmbeddedPostgres({ directory: dataDir, port: await freePort() });
     cleanups.push(embedded.stop);
     serverUrl = embedded.serverUrl;
   }

@@ -1,34 +1,46 @@
 // Builds the Fastify instance (no listen): plugins, the /api route groups, OpenAPI and docs.
 // src/server.ts starts it; tests build it with app.inject or a port of their own.
 import { createHmac } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance } from 'fastify';
-import type { DestinationStream } from 'pino';
-import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { DestinationStream, Logger } from 'pino';
+import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
-import { ServiceUnavailableError } from './errors.js';
+import { httpServerFactory } from './http-server.js';
+import { ServiceUnavailableError, ValidationError } from './errors.js';
 import { authRoutes } from './modules/auth/routes.js';
 import { gameRoutes } from './modules/games/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
 import { oidcRoutes } from './modules/oidc/routes.js';
 import { organizationRoutes } from './modules/organizations/routes.js';
 import { assetRoutes } from './modules/assets/routes.js';
+import { assetStatusByKey } from './modules/assets/service.js';
 import { tokenRoutes } from './modules/tokens/routes.js';
 import { variantRoutes } from './modules/variants/routes.js';
+import { exportBatchRoutes } from './modules/export-batches/routes.js';
 import { exportRoutes } from './modules/exports/routes.js';
-import { startExportWorker } from './jobs/export-worker.js';
+import { createBrowserManager } from './exporters/browser/manager.js';
+import type { OptimizationCache } from './exporters/pipeline.js';
+import { webhookRoutes } from './modules/webhooks/routes.js';
+import { type ResolveHost, systemResolver } from './modules/webhooks/target.js';
+import { startStorageSweeper } from './jobs/storage-sweeper.js';
 import { type ExportQueue, startExportQueue } from './jobs/queue.js';
+import { startWorkers } from './jobs/workers.js';
+import { createMetrics, type Metrics } from './lib/metrics.js';
+import { connectRedis } from './lib/redis.js';
 import auth from './plugins/auth.js';
 import browserSecurity from './plugins/browser-security.js';
-import { frameworkErrors, registerErrorHandling } from './plugins/errors.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './plugins/errors.js';
 import https from './plugins/https.js';
 import { registerJsonBodyParsing } from './plugins/json-body.js';
-import { logRedaction, logSerializers } from './plugins/logging.js';
+import { createLogger } from './plugins/logging.js';
+import metricsPlugin from './plugins/metrics.js';
+import { openApiOptions } from './plugins/openapi.js';
 import rateLimits from './plugins/rate-limit.js';
+import { REQUEST_ID_HEADER, requestIdOf } from './plugins/request-id.js';
 import { serializerCompiler } from './plugins/response-serializer.js';
 import { createObjectStore } from './storage/index.js';
 import { isLocalStore } from './storage/local.js';
@@ -44,30 +56,49 @@ export interface AppDependencies {
   db: Database;
   /** The clock (ms since the epoch) of the sliding rate-limit window and of the local store's URL expiry; Date.now unless a test moves it. */
   now?: () => number;
-  /** Where log lines go (default stdout); tests read them. */
+  /** The process's logger (src/server.ts passes its own); by default one on `logStream`. */
+  logger?: Logger;
+  /** Where log lines go (default stdout) when no logger is given; tests read them. */
   logStream?: DestinationStream;
   /** The object store; by default the one config chooses (src/storage/index.ts). */
   store?: ObjectStore;
   /** The database of the export queue (pg-boss); DATABASE_URL by default. */
   databaseUrl?: string;
+  /** The export worker's cache of optimized files; one sized by EXPORT_OPTIMIZE_CACHE_BYTES by default. */
+  optimizeCache?: OptimizationCache;
+  /** Resolves webhook hosts for the address check (src/modules/webhooks/target.ts); the system resolver by default. */
+  resolveHost?: ResolveHost;
 }
 
 export async function buildApp(config: Config, deps: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
-    // An HTTPS server when TLS files are configured; typed as the HTTP one, as it is used the same way.
-    ...((config.http.tls ? { https: readTlsFiles(config.http.tls) } : {}) as Record<never, never>),
+    // HTTP, or HTTPS when TLS files are configured, with what Node would answer itself routed to the API.
+    serverFactory: httpServerFactory(config, API_VERSION),
     trustProxy: config.http.trustProxy,
-    logger: { level: config.logLevel, redact: logRedaction, serializers: logSerializers, ...(deps.logStream && { stream: deps.logStream }) },
+    // Typed as Fastify's logger interface, so that plugins see the usual instance type.
+    loggerInstance: (deps.logger ?? createLogger(config.logLevel, deps.logStream)) as FastifyBaseLogger,
+    genReqId: requestIdOf,
     bodyLimit: BODY_LIMIT_BYTES,
     // In-flight requests finish on close; requests still arriving on open keep-alive
     // connections get 503 from the hook below, with the contract's body (Fastify's own has not).
     return503OnClosing: false,
     // Errors the router raises before any route runs (bad URL encoding, over-long id). Hooks
-    // do not run for them, hence the header here.
-    frameworkErrors: (error, request, reply) => frameworkErrors(error, request, reply.header('API-Version', API_VERSION)),
+    // do not run for them, hence the headers here.
+    frameworkErrors: (error, request, reply) =>
+      frameworkErrors(error, request, reply.header('API-Version', API_VERSION).header(REQUEST_ID_HEADER, request.id)),
+    // Requests Node's HTTP parser refuses, before Fastify sees them (CONTRACT §8).
+    clientErrorHandler: (error, socket) => clientErrorHandler(error, socket, API_VERSION),
   }).withTypeProvider<ZodTypeProvider>();
   const store = deps.store ?? createObjectStore(config, { now: deps.now });
-  const queue = await startQueue(app, config, deps, store);
+  const resolveHost = deps.resolveHost ?? systemResolver;
+  const metrics = createMetrics({
+    pool: deps.db.pool,
+    queueCounts: () => queue.counts(),
+    onCollectError: (error, metric) => app.log.warn({ err: error, metric }, 'metric not collected'),
+  });
+  const queue = await startQueue(app, config, { ...deps, resolveHost }, { store, metrics });
+  const redis = config.rateLimit.redisUrl ? await connectRedis(config.rateLimit.redisUrl, app.log) : undefined;
+  if (redis) app.addHook('onClose', async () => redis.disconnect());
 
   registerJsonBodyParsing(app);
   app.setValidatorCompiler(validatorCompiler);
@@ -79,53 +110,53 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async () => {
+  app.addHook('onRequest', async (request) => {
     if (closing) throw new ServiceUnavailableError('The server is shutting down; retry the request');
+    // Node's own check of this answers without a body; it is off (src/http-server.ts) for this one.
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      throw new ValidationError('An HTTP/1.1 request must carry a Host header');
+    }
   });
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', async (request, reply) => {
     reply.header('API-Version', API_VERSION);
+    reply.header(REQUEST_ID_HEADER, request.id);
     if (closing) reply.header('Connection', 'close');
   });
 
   // First: a plain-HTTP request is answered before anything else runs.
   await app.register(https, { config });
+  await app.register(metricsPlugin, { metrics, token: config.operations.metricsToken });
   await app.register(browserSecurity, { config });
   // Signed cookies (the OpenID Connect sign-in attempt) use a key derived from the JWT secret.
   await app.register(cookie, { secret: createHmac('sha256', config.auth.jwtSecret).update('cookie-signing').digest() });
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Playable Content Service',
-        version: API_VERSION,
-        description: 'Games, assets, variants and ad-network exports of HTML5 playable ads. See README.md.',
-      },
-      servers: [{ url: config.publicUrl }],
-      components: {
-        securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', description: 'An API token (pcs_…) or a session JWT' },
-          sessionCookie: { type: 'apiKey', in: 'cookie', name: 'session' },
-        },
-      },
-      security: [{ bearer: [] }, { sessionCookie: [] }],
-    },
-    transform: jsonSchemaTransform,
-  });
+  await app.register(swagger, openApiOptions(config, { version: API_VERSION }));
 
   await app.register(
     async (api) => {
       // Rate limits first: their hook resolves the caller (via auth) before auth's own hook runs.
-      await api.register(rateLimits, { config, now: deps.now });
+      await api.register(rateLimits, { config, redis, now: deps.now });
       await api.register(auth, { config, db: deps.db });
-      await api.register(healthRoutes, { db: deps.db, checks: { objectStore: () => store.check() } });
+      await api.register(healthRoutes, {
+        db: deps.db,
+        checks: { objectStore: () => store.check(), queue: () => queue.check() },
+        ...(redis && { advisoryChecks: { redis: () => redis.ping() } }),
+      });
       await api.register(authRoutes, { db: deps.db, config });
       if (config.oidc) await api.register(oidcRoutes, { db: deps.db, config, oidc: config.oidc });
-      await api.register(organizationRoutes, { db: deps.db });
+      await api.register(organizationRoutes, { db: deps.db, storageQuotaBytes: config.storage.orgQuotaBytes });
       await api.register(tokenRoutes, { db: deps.db });
-      await api.register(gameRoutes, { db: deps.db, store });
-      await api.register(variantRoutes, { db: deps.db, store });
+      await api.register(gameRoutes, { db: deps.db, store, queue });
+      await api.register(variantRoutes, { db: deps.db, store, queue });
       await api.register(exportRoutes, { db: deps.db, store, queue, downloadUrlTtlSeconds: config.storage.downloadUrlTtlSeconds });
+      await api.register(exportBatchRoutes, {
+        db: deps.db,
+        store,
+        queue,
+        downloadUrlTtlSeconds: config.storage.downloadUrlTtlSeconds,
+        maxExports: config.exports.batchMaxExports,
+      });
       await api.register(assetRoutes, { db: deps.db, store, config });
+      await api.register(webhookRoutes, { db: deps.db, config: config.webhooks, resolveHost });
       api.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: API_PREFIX },
@@ -137,22 +168,41 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
     staticCSP: true,
     transformStaticCSP: (header) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
   });
+  if (config.storage.sweepIntervalSeconds > 0) {
+    const sweeper = startStorageSweeper({ db: deps.db, store, settings: config.storage, log: app.log, now: deps.now }, config.storage.sweepIntervalSeconds * 1000);
+    app.addHook('onClose', () => sweeper.stop());
+  }
   // The local store's signed URLs: outside /api, authorized by their signature alone.
-  if (isLocalStore(store)) await app.register(localObjectRoutes, { store });
+  if (isLocalStore(store)) {
+    await app.register(localObjectRoutes, { store, uploadTargetStatus: (key) => assetStatusByKey(deps.db, key) });
+  }
 
   return app;
 }
 
-/** The export queue, stopped when the app closes; its worker runs here unless EXPORT_WORKER_IN_API=false. */
-async function startQueue(app: FastifyInstance, config: Config, deps: AppDependencies, store: ObjectStore): Promise<ExportQueue> {
+/**
+ * The export queue, stopped when the app closes; its workers run here unless
+ * EXPORT_WORKER_IN_API=false, with the validation browser, closed once the running exports finished.
+ */
+async function startQueue(
+  app: FastifyInstance,
+  config: Config,
+  deps: AppDependencies & { resolveHost: ResolveHost },
+  { store, metrics }: { store: ObjectStore; metrics: Metrics },
+): Promise<ExportQueue> {
   const databaseUrl = deps.databaseUrl ?? config.database.url;
   if (!databaseUrl) throw new Error('The export queue needs a database URL (DATABASE_URL or deps.databaseUrl)');
-  const queue = await startExportQueue(databaseUrl, config.exports, (error) => app.log.error({ err: error }, 'export queue error'));
-  app.addHook('onClose', () => queue.stop());
-  if (config.exports.workerInApi) await startExportWorker(queue, { db: deps.db, store, log: app.log }, config.exports);
+  const queue = await startExportQueue(databaseUrl, config, (error) => app.log.error({ err: error }, 'export queue error'));
+  const browser = config.exports.workerInApi
+    ? createBrowserManager({ ...config.exports.browser, concurrency: config.exports.concurrency, log: app.log })
+    : null;
+  app.addHook('onClose', async () => {
+    await queue.stop();
+    await browser?.close();
+  });
+  if (browser) {
+    const workerDeps = { db: deps.db, store, queue, log: app.log, metrics, resolveHost: deps.resolveHost, optimizeCache: deps.optimizeCache, browser };
+    await startWorkers(workerDeps, config);
+  }
   return queue;
-}
-
-function readTlsFiles(tls: { certFile: string; keyFile: string }) {
-  return { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) };
 }

@@ -1,9 +1,11 @@
 // The service's whole configuration, parsed from the environment once (loadConfig) and passed
 // down. Nothing else reads process.env. Every variable is listed in README.md and .env.example.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { makePrivateDirectory, PRIVATE_FILE_MODE } from './lib/private-files.js';
+import { BROWSER_MODES, type BrowserMode } from './exporters/browser/manager.js';
 
 const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
@@ -14,6 +16,8 @@ const envSchema = z.object({
   /** The address clients use to reach this server; signed local-store URLs are built on it. */
   PUBLIC_URL: z.url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** A connection on which nothing moves for this long is closed (a stalled upload releases its file). */
+  HTTP_IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
 
   /** PostgreSQL; when absent an embedded PostgreSQL is started with its data in DATA_DIR. */
   DATABASE_URL: z.string().min(1).optional(),
@@ -75,10 +79,35 @@ const envSchema = z.object({
   EXPORT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
   /** Delay before a retry (doubled per attempt, with jitter). */
   EXPORT_RETRY_DELAY_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
+  /** Bytes of optimized files a worker process keeps for the next export of the same files (0: none). */
+  EXPORT_OPTIMIZE_CACHE_BYTES: z.coerce.number().int().min(0).max(4 * 1024 ** 3).default(32 * 1024 * 1024),
+  /** The audio encoder `optimize: "fit"` uses to lower bitrates; looked up on PATH. Without it audio is left as is. */
+  FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
   /** How often an idle worker looks for new jobs. */
   QUEUE_POLL_INTERVAL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
   /** How often timed-out jobs are detected and old jobs archived. */
   QUEUE_MAINTENANCE_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  /** Most exports one batch may create (variants × networks). */
+  EXPORT_BATCH_MAX_EXPORTS: z.coerce.number().int().min(1).max(1000).default(200),
+
+  // Webhook deliveries: jobs on the same queue, run wherever the export worker runs.
+  /** Comma-separated hosts (names or IP addresses) or CIDR ranges a webhook may target although private. */
+  WEBHOOK_ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .transform((s) => s.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean)),
+  /** An attempt's whole request and response must fit in this. */
+  WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(60).default(10),
+  /** Attempts per delivery, the first included. */
+  WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(8),
+  /** The first retry waits 1–2 × this; each later one twice as long. */
+  WEBHOOK_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(3600).default(4),
+  /** How often an idle delivery worker looks for due retries and for deliveries queued by other processes. */
+  WEBHOOK_POLL_INTERVAL_SECONDS: z.coerce.number().min(0.5).max(60).default(1),
+  /** Run every export in headless Chromium (CONTRACT §9): auto (when a browser is found), required, off. */
+  EXPORT_BROWSER: z.enum(BROWSER_MODES).default('auto'),
+  /** The browser's executable; otherwise chromium, chromium-browser, google-chrome… are looked for on PATH. */
+  BROWSER_EXECUTABLE_PATH: z.string().min(1).optional(),
   /** Object storage: S3-compatible when S3_BUCKET is set, otherwise local disk under DATA_DIR. */
   S3_BUCKET: z.string().min(1).optional(),
   /** The endpoint the service uses (e.g. http://minio:9000); AWS's regional endpoint when absent. */
@@ -99,6 +128,20 @@ const envSchema = z.object({
   MAX_UPLOAD_BYTES: z.coerce.number().int().min(1).max(5 * 1024 ** 3).default(100 * 1024 * 1024),
   /** HMAC key of the local store's signed URLs. Required in production with the local store. */
   STORAGE_SIGNING_SECRET: z.string().min(32).optional(),
+  /** Bytes each organization may keep in assets, pending uploads' declared sizes included (10 GiB). */
+  ORG_STORAGE_QUOTA_BYTES: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(10 * 1024 ** 3),
+  /** How often abandoned uploads and orphaned objects are swept; 0 turns the sweeper off. */
+  STORAGE_SWEEP_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(7 * 24 * 3600).default(3600),
+
+  // Operations (README "Operations").
+  /** When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>`. */
+  METRICS_TOKEN: z.string().min(16).optional(),
+  /** The export worker process (`npm run worker`) serves /metrics and the health endpoints on this port; unset: none. */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  /** A Unix socket serving the health endpoints to the container's own probe (the image sets it). */
+  HEALTH_SOCKET: z.string().min(1).optional(),
+  /** After SIGTERM/SIGINT, a shutdown still running after this long is cut short (exit code 1). */
+  SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(1).max(3600).default(25),
 });
 
 export type Env = z.input<typeof envSchema>;
@@ -128,10 +171,27 @@ export interface Config {
     jobTimeoutSeconds: number;
     maxAttempts: number;
     retryDelaySeconds: number;
+    optimizeCacheBytes: number;
+    ffmpegPath: string;
     pollIntervalSeconds: number;
     maintenanceIntervalSeconds: number;
+    /** The validation browser; searchPath is PATH's directories. */
+    browser: { mode: BrowserMode; executablePath: string | undefined; searchPath: string[] };
+    batchMaxExports: number;
+  };
+  webhooks: {
+    /** Host names, IP addresses or CIDR ranges exempt from the private-address refusal. */
+    allowedHosts: string[];
+    /** In production: https only, loopback refused. */
+    production: boolean;
+    timeoutSeconds: number;
+    maxAttempts: number;
+    retryDelaySeconds: number;
+    pollIntervalSeconds: number;
   };
   http: {
+    /** Milliseconds without a byte either way before a connection is closed. */
+    idleTimeoutMs: number;
     trustProxy: boolean | string[];
     httpsEnforced: boolean;
     hstsMaxAgeSeconds: number;
@@ -148,6 +208,16 @@ export interface Config {
     uploadUrlTtlSeconds: number;
     downloadUrlTtlSeconds: number;
     maxUploadBytes: number;
+    /** Per organization: ready assets plus the declared sizes of uploads still open. */
+    orgQuotaBytes: number;
+    /** 0 when the sweeper is off. */
+    sweepIntervalSeconds: number;
+  };
+  operations: {
+    metricsToken: string | undefined;
+    workerMetricsPort: number | undefined;
+    healthSocket: string | undefined;
+    shutdownTimeoutSeconds: number;
   };
 }
 
@@ -192,10 +262,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   }
   const env = parsed.data;
   const problems: string[] = [];
-  if (env.NODE_ENV === 'production' && !env.JWT_SECRET) problems.push('JWT_SECRET: required when NODE_ENV=production');
-  if (env.NODE_ENV === 'production' && !env.S3_BUCKET && !env.STORAGE_SIGNING_SECRET) {
-    problems.push('STORAGE_SIGNING_SECRET: required when NODE_ENV=production and the local store is used (no S3_BUCKET)');
-  }
+  if (env.NODE_ENV === 'production') problems.push(...productionProblems(env));
   if (Boolean(env.TLS_CERT_FILE) !== Boolean(env.TLS_KEY_FILE)) problems.push('TLS_CERT_FILE, TLS_KEY_FILE: set both or neither');
   if (!env.S3_BUCKET && (env.S3_ENDPOINT || env.S3_PUBLIC_ENDPOINT)) problems.push('S3_BUCKET: required when S3_ENDPOINT is set');
   if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY)) {
@@ -228,10 +295,27 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       jobTimeoutSeconds: env.EXPORT_JOB_TIMEOUT_SECONDS,
       maxAttempts: env.EXPORT_MAX_ATTEMPTS,
       retryDelaySeconds: env.EXPORT_RETRY_DELAY_SECONDS,
+      optimizeCacheBytes: env.EXPORT_OPTIMIZE_CACHE_BYTES,
+      ffmpegPath: env.FFMPEG_PATH,
       pollIntervalSeconds: env.QUEUE_POLL_INTERVAL_SECONDS,
       maintenanceIntervalSeconds: env.QUEUE_MAINTENANCE_INTERVAL_SECONDS,
+      browser: {
+        mode: env.EXPORT_BROWSER,
+        executablePath: env.BROWSER_EXECUTABLE_PATH,
+        searchPath: (source.PATH ?? '').split(path.delimiter).filter(Boolean),
+      },
+      batchMaxExports: env.EXPORT_BATCH_MAX_EXPORTS,
+    },
+    webhooks: {
+      allowedHosts: env.WEBHOOK_ALLOWED_HOSTS,
+      production: env.NODE_ENV === 'production',
+      timeoutSeconds: env.WEBHOOK_TIMEOUT_SECONDS,
+      maxAttempts: env.WEBHOOK_MAX_ATTEMPTS,
+      retryDelaySeconds: env.WEBHOOK_RETRY_DELAY_SECONDS,
+      pollIntervalSeconds: env.WEBHOOK_POLL_INTERVAL_SECONDS,
     },
     http: {
+      idleTimeoutMs: env.HTTP_IDLE_TIMEOUT_SECONDS * 1000,
       trustProxy: parseTrustProxy(env.TRUST_PROXY),
       httpsEnforced: env.HTTPS_ENFORCE ?? env.NODE_ENV === 'production',
       hstsMaxAgeSeconds: env.HSTS_MAX_AGE_SECONDS,
@@ -269,8 +353,55 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       uploadUrlTtlSeconds: env.UPLOAD_URL_TTL_SECONDS,
       downloadUrlTtlSeconds: env.DOWNLOAD_URL_TTL_SECONDS,
       maxUploadBytes: env.MAX_UPLOAD_BYTES,
+      orgQuotaBytes: env.ORG_STORAGE_QUOTA_BYTES,
+      sweepIntervalSeconds: env.STORAGE_SWEEP_INTERVAL_SECONDS,
+    },
+    operations: {
+      metricsToken: env.METRICS_TOKEN,
+      workerMetricsPort: env.WORKER_METRICS_PORT,
+      healthSocket: env.HEALTH_SOCKET,
+      shutdownTimeoutSeconds: env.SHUTDOWN_TIMEOUT_SECONDS,
     },
   };
+}
+
+/**
+ * Obvious stand-ins for a secret: the compose and example defaults ("change-me…", MinIO's
+ * "minioadmin") and their kind, or one character repeated.
+ */
+const PLACEHOLDER = /change[-_. ]?me|replace[-_. ]?me|placeholder|example|minioadmin|^(.)\1*$/i;
+const RANDOM_SECRET_HINT = 'set it to a random value, e.g. the output of `openssl rand -base64 48`';
+
+/** What production needs that development does without: a real database and real secrets. */
+function productionProblems(env: z.output<typeof envSchema>): string[] {
+  const problems: string[] = [];
+  if (!env.DATABASE_URL) {
+    problems.push(
+      'DATABASE_URL: required when NODE_ENV=production (the embedded PostgreSQL is for development and tests); ' +
+        'set it to your PostgreSQL, e.g. postgresql://pcs:<password>@db.internal:5432/pcs',
+    );
+  } else {
+    const url = URL.canParse(env.DATABASE_URL) ? new URL(env.DATABASE_URL) : undefined;
+    const password = url ? decodeURIComponent(url.password) : '';
+    if (password && (PLACEHOLDER.test(password) || password === decodeURIComponent(url!.username))) {
+      problems.push('DATABASE_URL: its password is a placeholder (or the user name); set a real one (docker compose: POSTGRES_PASSWORD)');
+    }
+  }
+  if (!env.JWT_SECRET) problems.push(`JWT_SECRET: required when NODE_ENV=production; ${RANDOM_SECRET_HINT}`);
+  if (!env.S3_BUCKET && !env.STORAGE_SIGNING_SECRET) {
+    problems.push(`STORAGE_SIGNING_SECRET: required when NODE_ENV=production and the local store is used (no S3_BUCKET); ${RANDOM_SECRET_HINT}`);
+  }
+  for (const name of ['JWT_SECRET', 'STORAGE_SIGNING_SECRET', 'OIDC_CLIENT_SECRET'] as const) {
+    const value = env[name];
+    if (value && PLACEHOLDER.test(value)) problems.push(`${name}: is a placeholder, refused when NODE_ENV=production; ${RANDOM_SECRET_HINT}`);
+  }
+  if (env.S3_SECRET_ACCESS_KEY && PLACEHOLDER.test(env.S3_SECRET_ACCESS_KEY)) {
+    problems.push(
+      "S3_SECRET_ACCESS_KEY: is a placeholder (MinIO's default minioadmin or the like), refused when NODE_ENV=production; " +
+        "set the object store's real credentials (docker compose: MINIO_ROOT_USER and MINIO_ROOT_PASSWORD)",
+    );
+  }
+  return problems;
 }
 
 function parseTrustProxy(value: string): boolean | string[] {
@@ -305,8 +436,8 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 function persistentDevSecret(dataDir: string, name: string): string {
   const file = path.join(dataDir, name);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dataDir, { recursive: true });
+  if (!existsSync(dataDir)) makePrivateDirectory(dataDir);
   const secret = randomBytes(48).toString('base64url');
-  writeFileSync(file, secret, { mode: 0o600 });
+  writeFileSync(file, secret, { mode: PRIVATE_FILE_MODE });
   return secret;
 }

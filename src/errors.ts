@@ -67,7 +67,11 @@ export class UnsupportedMediaTypeError extends AppError {
 }
 
 export class RateLimitError extends AppError {
-  constructor(message = 'Too many requests, please retry later') {
+  /** When given, the response carries `Retry-After` with it (whole seconds). */
+  constructor(
+    message = 'Too many requests, please retry later',
+    readonly retryAfterSeconds?: number,
+  ) {
     super(429, 'RATE_LIMIT_EXCEEDED', message);
   }
 }

@@ -57,6 +57,13 @@ describe('CORS', () => {
     expect(String(res.headers['access-control-expose-headers'])).toContain('X-RateLimit-Remaining');
   });
 
+  it('refuses an OPTIONS that is no preflight with 400 and the error body', async () => {
+    for (const headers of [{}, { origin: WEB_APP }, { 'access-control-request-method': 'POST' }]) {
+      const res = await t.inject({ method: 'OPTIONS', url: '/api/games', headers });
+      expect(expectError(res, 400, 'VALIDATION_ERROR').message).toMatch(/Access-Control-Request-Method/);
+    }
+  });
+
   it('grants nothing to another origin', async () => {
     const preflight = await t.inject({
       method: 'OPTIONS',

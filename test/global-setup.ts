@@ -40,7 +40,7 @@ export default async function setup(project: TestProject) {
   let stop = async () => {};
   if (!serverUrl) {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'pcs-test-pg-'));
-    const embedded = await startEmbeddedPostgres({ dataDir, port: await freePort() });
+    const embedded = await startEmbeddedPostgres({ directory: dataDir, port: await freePort() });
     serverUrl = embedded.serverUrl;
     stop = async () => {
       await embedded.stop();

@@ -72,7 +72,7 @@ describe('with HTTPS enforcement on', () => {
 
 describe('configuration', () => {
   it('enforces HTTPS by default in production only', () => {
-    const base = { ...TEST_ENV, DATABASE_URL: 'postgresql://unused', STORAGE_SIGNING_SECRET: 'x'.repeat(32) };
+    const base = { ...TEST_ENV, DATABASE_URL: 'postgresql://unused', STORAGE_SIGNING_SECRET: 'k7f3a9c2e1b8d4f6a0c9e8d7b6a5f4e3d2c1' };
     expect(loadConfig({ ...base, NODE_ENV: 'production' }).http.httpsEnforced).toBe(true);
     expect(loadConfig({ ...base, NODE_ENV: 'production', HTTPS_ENFORCE: 'false' }).http.httpsEnforced).toBe(false);
     expect(loadConfig({ ...base, NODE_ENV: 'development' }).http.httpsEnforced).toBe(false);

@@ -161,6 +161,14 @@ describe('GET /auth/oidc/callback', () => {
   });
 });
 
+describe('the OpenAPI document', () => {
+  it('lists both endpoints as public operations', async () => {
+    const document = (await t.inject({ method: 'GET', url: '/api/openapi.json' })).json();
+    expect(document.paths['/api/auth/oidc/login'].get).toMatchObject({ operationId: 'startOidcLogin', security: [] });
+    expect(document.paths['/api/auth/oidc/callback'].get).toMatchObject({ operationId: 'finishOidcLogin', security: [] });
+  });
+});
+
 describe('logs of the sign-ins', () => {
   it('hold no authorization code, state, client secret or token', () => {
     const log = logLines.join('');

@@ -1,5 +1,7 @@
-// CONTRACT §1: the OpenAPI document lists every route with its request and response schemas,
-// /api/docs serves the interactive page, and the health endpoints answer without credentials.
+// CONTRACT §1, §13: the OpenAPI document lists every route with its request and response
+// schemas, a unique operationId and its error responses (the contract's body); public
+// operations say so (`security: []`); /api/docs serves the interactive page, and the health
+// endpoints answer without credentials.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers/app.js';
@@ -8,13 +10,22 @@ let t: TestApp;
 let document: {
   openapi: string;
   paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, { required?: string[]; properties?: Record<string, unknown> }> };
+  security: unknown[];
 };
 
 interface Operation {
+  operationId?: string;
+  security?: unknown[];
+  'x-rate-limit-tier'?: string;
   parameters?: Array<{ in: string; name: string; schema?: unknown }>;
   requestBody?: { content: Record<string, { schema?: unknown }> };
-  responses: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+  responses: Record<string, { description?: string; content?: Record<string, { schema?: { $ref?: string } }> }>;
 }
+
+/** Every operation of the document, with its method and path. */
+const operations = () =>
+  Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method, operation })));
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -85,6 +96,55 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('gives every operation a unique operationId', () => {
+    const ids = operations().map(({ method, path, operation }) => {
+      expect(operation.operationId, `${method} ${path}`).toMatch(/^[a-z][A-Za-z]+$/);
+      return operation.operationId;
+    });
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("documents every operation's error responses with the contract's error body", () => {
+    expect(document.components.schemas.Error).toMatchObject({
+      required: expect.arrayContaining(['statusCode', 'error', 'message']),
+      properties: { statusCode: expect.any(Object), error: expect.any(Object), message: expect.any(Object), details: expect.any(Object) },
+    });
+    for (const { method, path, operation } of operations()) {
+      const where = `${method} ${path}`;
+      const errors = Object.entries(operation.responses).filter(([status]) => Number(status) >= 400);
+      const statuses = errors.map(([status]) => Number(status));
+      expect(statuses, where).toEqual(expect.arrayContaining([500, 503]));
+      if (operation.security?.length !== 0) expect(statuses, where).toEqual(expect.arrayContaining([401, 403, 404]));
+      if (operation['x-rate-limit-tier'] !== 'none') expect(statuses, where).toContain(429);
+      if (operation.requestBody) expect(statuses, where).toEqual(expect.arrayContaining([400, 413, 415]));
+      for (const [status, response] of errors) {
+        expect(response.description, `${where} ${status}`).toEqual(expect.any(String));
+        const schema = response.content?.['application/json']?.schema;
+        // The readiness 503 adds its checks to the contract's body; every other one is the body itself.
+        if (schema?.$ref === undefined) expect(`${where} ${status}`).toBe('get /api/health/ready 503');
+        else expect(schema.$ref, `${where} ${status}`).toBe('#/components/schemas/Error');
+      }
+    }
+  });
+
+  it('marks public operations with security: [] and the rest with the API token or session', () => {
+    expect(document.security).toEqual([{ bearer: [] }, { sessionCookie: [] }]);
+    const publicOperations = operations()
+      .filter(({ operation }) => Array.isArray(operation.security) && operation.security.length === 0)
+      .map(({ operation }) => operation.operationId)
+      .sort();
+    expect(publicOperations).toEqual(['getHealth', 'getReadiness', 'login', 'register']);
+    expect(document.paths['/api/games']!.get!.security).toBeUndefined(); // the document-wide default applies
+  });
+
+  it('states the rate-limit tier of each operation', () => {
+    const tier = (path: string, method: string) => document.paths[path]![method]!['x-rate-limit-tier'];
+    expect(tier('/api/games', 'get')).toBe('standard');
+    expect(tier('/api/auth/login', 'post')).toBe('sensitive');
+    expect(tier('/api/export', 'post')).toBe('export');
+    expect(tier('/api/health', 'get')).toBe('none');
+  });
+
   it('documents the list parameters of list endpoints', () => {
     const games = document.paths['/api/games']!.get!;
     const names = games.parameters!.filter((p) => p.in === 'query').map((p) => p.name);
@@ -106,9 +166,9 @@ describe('docs and health', () => {
     expect(res.json()).toEqual({ status: 'ok' });
   });
 
-  it('GET /api/health/ready checks the database', async () => {
+  it('GET /api/health/ready checks the database, the object store and the export queue', async () => {
     const res = await t.as(null).get('/health/ready');
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ status: 'ok', checks: { database: 'ok' } });
+    expect(res.json()).toEqual({ status: 'ok', checks: { database: 'ok', objectStore: 'ok', queue: 'ok' } });
   });
 });

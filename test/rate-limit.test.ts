@@ -140,12 +140,15 @@ describe('sensitive tier (20 per minute, sliding window)', () => {
     expect(limitHeaders(revoked)).toMatchObject({ limit: 20, remaining: 18 });
     const refreshed = await t.as(dave).post('/auth/refresh');
     expect(limitHeaders(refreshed)).toMatchObject({ limit: 20, remaining: 17 });
+    const changed = await t.as(dave).post('/auth/password', { currentPassword: dave.password, newPassword: 'a brand new password' });
+    expect(changed.statusCode).toBe(204);
+    expect(limitHeaders(changed)).toMatchObject({ limit: 20, remaining: 16 });
 
     const standard = await t.as(dave).get('/games');
     expect(limitHeaders(standard)).toMatchObject({ limit: 100, remaining: 99 });
   });
 
-  it('puts register, login, refresh, tokens and member invitations in the sensitive tier', async () => {
+  it('puts register, login, refresh, password changes, tokens and member invitations in the sensitive tier', async () => {
     const erin = await t.register();
     const member = await t.register();
     const invited = await t.as(erin).post(`/organizations/${erin.organization.id}/members`, { email: member.user.email, role: 'member' });

@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** Each games and tokens endpoint with the scope it needs and a request that would succeed. */
+/** Each games, tokens and webhooks endpoint with the scope it needs and a request that would succeed. */
 const endpoints = () =>
   [
     { scope: 'games:read', method: 'get', url: '/games' },
@@ -24,12 +24,25 @@ const endpoints = () =>
     { scope: 'games:write', method: 'delete', url: `/games/${gameId}` },
     { scope: 'tokens:read', method: 'get', url: '/tokens' },
     { scope: 'tokens:write', method: 'post', url: '/tokens', body: { name: 'x', scopes: ['tokens:write'] } },
+    { scope: 'webhooks:read', method: 'get', url: '/webhooks' },
+    { scope: 'webhooks:write', method: 'post', url: '/webhooks', body: { url: 'http://127.0.0.1:9/hook', events: ['export.failed'] } },
   ] as const;
 
 describe('scopes', () => {
   it('lists exactly the contract scopes', () => {
     expect([...SCOPES].sort()).toEqual(
-      ['games:read', 'games:write', 'assets:read', 'assets:write', 'exports:read', 'exports:write', 'tokens:read', 'tokens:write'].sort(),
+      [
+        'games:read',
+        'games:write',
+        'assets:read',
+        'assets:write',
+        'exports:read',
+        'exports:write',
+        'tokens:read',
+        'tokens:write',
+        'webhooks:read',
+        'webhooks:write',
+      ].sort(),
     );
   });
 

@@ -1,57 +1,52 @@
 // Zero-setup start (issue "Must show" 1), end to end: the real server entry with no
 // DATABASE_URL boots an embedded PostgreSQL in DATA_DIR, answers /api/health, shuts down
-// cleanly on SIGTERM (exit 0, PostgreSQL stopped), and keeps its data across a restart.
+// cleanly on SIGTERM (exit 0, PostgreSQL stopped), and keeps its data across a restart; and
+// the refusals of a production start without a database or with placeholder secrets.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { freePort } from './global-setup.js';
+import { ROOT, type ServerProcess, startServer, TSX_SERVER } from './helpers/server-process.js';
 
-const root = path.resolve(import.meta.dirname, '..');
-const dataDir = mkdtempSync(path.join(tmpdir(), 'pcs-server-test-'));
-// Run as root, PostgreSQL runs as the `postgres` user, which must be able to enter DATA_DIR.
-chmodSync(dataDir, 0o755);
-let running: ChildProcess | undefined;
+// DATA_DIR is a new folder in a shared one (as in /var/lib, or a clone's .data): run as root,
+// PostgreSQL runs as the `postgres` user, which must be able to pass through the shared one.
+const shared = mkdtempSync(path.join(tmpdir(), 'pcs-server-test-'));
+chmodSync(shared, 0o755);
+const dataDir = path.join(shared, 'data');
+let running: ServerProcess | undefined;
 
 afterAll(async () => {
-  if (running && running.exitCode === null) await stop(running);
-  rmSync(dataDir, { recursive: true, force: true });
+  await running?.stop();
+  rmSync(shared, { recursive: true, force: true });
 });
 
-interface Server {
-  process: ChildProcess;
-  base: string;
-  output: () => string;
-}
-
-async function start(port: number, postgresPort: number): Promise<Server> {
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? tmpdir(),
+const start = (postgresPort: number) =>
+  startServer(TSX_SERVER, {
     DATA_DIR: dataDir,
-    PORT: String(port),
-    HOST: '127.0.0.1',
     EMBEDDED_POSTGRES_PORT: String(postgresPort),
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: 'info',
     ARGON2_MEMORY_KIB: '1024',
     ARGON2_TIME_COST: '1',
-  };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  running = child;
+  });
+
+/** `npm run worker` beside the server; resolves once it has started (or exited). */
+async function startWorker(postgresPort: number, workerDataDir: string): Promise<{ process: ChildProcess; output: string }> {
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), DATA_DIR: workerDataDir, EMBEDDED_POSTGRES_PORT: String(postgresPort) };
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/jobs/worker.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const base = `http://127.0.0.1:${port}/api`;
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output}`);
-    const healthy = await fetch(`${base}/health`).then((r) => r.ok, () => false);
-    if (healthy) return { process: child, base, output: () => output };
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`no answer from /api/health within 60 s:\n${output}`);
+  await new Promise<void>((resolve) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      if (output.includes('export worker started')) resolve();
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', () => resolve());
+  });
+  return { process: child, output };
 }
 
 async function stop(child: ChildProcess): Promise<number | null> {
@@ -71,11 +66,15 @@ const post = (url: string, body: unknown) =>
   fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 it('starts with no DATABASE_URL, stops cleanly on SIGTERM and keeps its data across a restart', async () => {
-  const [port, postgresPort] = [await freePort(), await freePort()];
+  const postgresPort = await freePort();
   const account = { email: 'restart@example.com', password: 'survives restarts', name: 'Restart' };
 
-  const first = await start(port, postgresPort);
+  const first = (running = await start(postgresPort));
   expect(first.output()).toContain(`/api/docs`);
+  // DATA_DIR is private (as root, the postgres group may pass through it: 0710); so is the
+  // embedded PostgreSQL's random password.
+  expect(statSync(dataDir).mode & 0o067).toBe(0);
+  expect(statSync(path.join(dataDir, 'postgres-password')).mode & 0o777).toBe(0o600);
   const registered = await post(`${first.base}/auth/register`, account);
   expect(registered.status).toBe(201);
   const cookie = registered.headers.get('set-cookie')!.split(';')[0]!;
@@ -86,15 +85,69 @@ it('starts with no DATABASE_URL, stops cleanly on SIGTERM and keeps its data acr
   });
   expect(game.status).toBe(201);
 
-  expect(await stop(first.process)).toBe(0);
+  // `npm run worker` joins this embedded PostgreSQL with the password kept in DATA_DIR.
+  const worker = await startWorker(postgresPort, dataDir);
+  expect(worker.output).toContain('export worker started');
+  expect(await stop(worker.process)).toBe(0);
+
+  expect(await first.stop()).toBe(0);
   expect(await isListening(postgresPort)).toBe(false);
 
-  const second = await start(port, postgresPort);
+  const second = (running = await start(postgresPort));
   const login = await post(`${second.base}/auth/login`, { email: account.email, password: account.password });
   expect(login.status).toBe(200);
   // The session from before the restart is still valid (its key is kept in DATA_DIR too).
   const games = (await (await fetch(`${second.base}/games`, { headers: { cookie } })).json()) as { data: Array<{ name: string }> };
   expect(games.data.map((g) => g.name)).toEqual(['Kept']);
-  expect(await stop(second.process)).toBe(0);
+  expect(await second.stop()).toBe(0);
   expect(await isListening(postgresPort)).toBe(false);
 }, 150_000);
+
+/** Runs the server entry with `env` and returns how it ended, without waiting for a port. */
+async function refusedStart(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, TSX_SERVER, {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? tmpdir(),
+      DATA_DIR: dataDir,
+      PORT: String(await freePort()),
+      EMBEDDED_POSTGRES_PORT: String(await freePort()),
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  // A server that starts after all is stopped, and the test fails on its exit code.
+  const started = setTimeout(() => child.kill('SIGTERM'), 20_000);
+  const code = await exited;
+  clearTimeout(started);
+  return { code, output };
+}
+
+it('refuses to start in production without DATABASE_URL, or with placeholder secrets, saying what to set', async () => {
+  const withoutDatabase = await refusedStart({ NODE_ENV: 'production', JWT_SECRET: 'k'.repeat(20) + 'q'.repeat(20), STORAGE_SIGNING_SECRET: 'a1b2'.repeat(10) });
+  expect(withoutDatabase.code).toBe(1);
+  expect(withoutDatabase.output).toMatch(/^Could not start: Invalid configuration:\n\s+DATABASE_URL: required when NODE_ENV=production/);
+  expect(withoutDatabase.output).not.toMatch(/\n\s+at /); // a message, not a stack trace
+
+  const placeholders = await refusedStart({
+    NODE_ENV: 'production',
+    DATABASE_URL: 'postgresql://pcs:pcs@127.0.0.1:1/pcs',
+    JWT_SECRET: 'change-me-change-me-change-me-change-me',
+    S3_BUCKET: 'playables',
+    S3_ACCESS_KEY_ID: 'minioadmin',
+    S3_SECRET_ACCESS_KEY: 'minioadmin',
+  });
+  expect(placeholders.code).toBe(1);
+  for (const variable of ['JWT_SECRET', 'S3_SECRET_ACCESS_KEY', 'DATABASE_URL']) expect(placeholders.output).toContain(`  ${variable}: `);
+
+  // A worker started before any API has no embedded PostgreSQL to join, and says so.
+  const lonelyWorker = await startWorker(await freePort(), path.join(shared, 'no-api-here'));
+  const code = await new Promise((resolve) => (lonelyWorker.process.exitCode !== null ? resolve(lonelyWorker.process.exitCode) : lonelyWorker.process.once('exit', resolve)));
+  expect(code).toBe(1);
+  expect(lonelyWorker.output).toMatch(/^Could not start the export worker: No embedded PostgreSQL in .*start the API \(npm start\) first, or set DATABASE_URL\n$/);
+}, 60_000);

@@ -6,7 +6,8 @@ export const idParam = z.object({ id: z.string().max(200) });
 
 export const timestamp = z.iso.datetime().describe('ISO-8601 UTC timestamp');
 
-export const errorBody = z
+/** The body of every error response (SPEC §7, CONTRACT §2); the OpenAPI document's `Error`. */
+export const errorBodySchema = z
   .object({
     statusCode: z.number().int(),
     error: z.string(),

@@ -9,9 +9,12 @@ import type { Database } from '../db/client.js';
 import { AuthenticationError, ForbiddenError } from '../errors.js';
 import type { Role, Session, User } from '../generated/prisma/client.js';
 import { isUuid } from '../lib/uuid.js';
+import { MANAGER_ROLES } from '../modules/organizations/access.js';
 import { hashTokenSecret, TOKEN_PREFIX } from '../modules/tokens/secret.js';
+import { findApiTokenGrant } from '../modules/tokens/service.js';
 import { requireDeclaredScope, type Scope } from './scopes.js';
 import { ApiTokenCache } from './token-cache.js';
+import { listenForRevocations } from './token-revocations.js';
 
 export type SessionCaller = { kind: 'session'; userId: string; sessionId: string; roles: Map<string, Role> };
 export type TokenCaller = {
@@ -19,7 +22,8 @@ export type TokenCaller = {
   tokenId: string;
   organizationId: string;
   scopes: string[];
-  createdById: string | null;
+  /** The user the token acts for: its creator (for a token made by a token, the parent's). */
+  createdById: string;
 };
 export type Caller = SessionCaller | TokenCaller;
 
@@ -91,7 +95,23 @@ async function authPlugin(app: FastifyInstance, opts: { config: Config; db: Data
   });
   app.decorateRequest('caller', null);
   const tokenCache = new ApiTokenCache(config.auth.apiTokenCacheSeconds * 1000);
-  app.decorate('forgetApiToken', (tokenId: string) => tokenCache.forget(tokenId));
+  if (config.auth.apiTokenCacheSeconds > 0) {
+    const revocations = listenForRevocations(
+      db.pool,
+      { onRevoked: (tokenId) => tokenCache.forget(tokenId), onPaused: () => tokenCache.pause(), onListening: () => tokenCache.resume() },
+      app.log,
+    );
+    app.addHook('onClose', () => revocations.close());
+    app.decorate('forgetApiToken', async (tokenId: string) => {
+      tokenCache.forget(tokenId);
+      // The revocation is committed: another instance that misses this message drops the token
+      // within API_TOKEN_CACHE_SECONDS anyway.
+      await revocations.publish(tokenId).catch((error) => app.log.warn({ err: error, tokenId }, 'token revocation not broadcast'));
+    });
+  } else {
+    // Nothing is cached, so nothing needs forgetting.
+    app.decorate('forgetApiToken', async () => {});
+  }
 
   // `Secure` when the service is configured for HTTPS or this request came over it.
   const cookieOptionsFor = (reply: FastifyReply): SessionCookieOptions => ({
@@ -127,12 +147,16 @@ async function authPlugin(app: FastifyInstance, opts: { config: Config; db: Data
     const hash = hashTokenSecret(secret);
     let token = tokenCache.get(hash) ?? null;
     if (!token) {
-      token = await db.apiToken.findUnique({ where: { tokenHash: hash } });
+      token = await findApiTokenGrant(db, hash);
       if (token) tokenCache.set(hash, token);
     }
     const now = new Date();
     if (!token || token.revokedAt || (token.expiresAt && token.expiresAt <= now)) {
       throw new AuthenticationError('Invalid, expired or revoked API token');
+    }
+    // A token acts for its creator, so it is worth no more than the creator's role (CONTRACT §8).
+    if (!token.createdById || !token.creatorRole || !MANAGER_ROLES.includes(token.creatorRole)) {
+      throw new AuthenticationError('The creator of this API token is no longer an owner or admin of its organization');
     }
     if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() > LAST_USED_PRECISION_MS) {
       await db.apiToken.update({ where: { id: token.id }, data: { lastUsedAt: now } });
@@ -223,8 +247,12 @@ declare module 'fastify' {
   interface FastifyInstance {
     issueSessionCookie(reply: FastifyReply, claims: SessionClaims): string;
     renewSession(reply: FastifyReply, sessionId: string): Promise<Session & { user: User }>;
-    /** Drops a revoked token from this instance's cache, so its next use is refused. */
-    forgetApiToken(tokenId: string): void;
+    /**
+     * Call after revoking a token, or changing its creator's role (the rows committed): every
+     * instance drops it from its cache, so its next use anywhere is checked afresh. Resolves once
+     * the message is sent; never throws.
+     */
+    forgetApiToken(tokenId: string): Promise<void>;
     /** Sets request.caller (or fails) once per request, however often it is called. */
     authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void>;
     clearSessionCookie(reply: FastifyReply): void;

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import helmet from 'helmet';
 import fp from 'fastify-plugin';
 import type { Config } from '../config.js';
+import { ValidationError } from '../errors.js';
 
 /** Response headers a script of the web app may read. */
 const EXPOSED_HEADERS = ['API-Version', 'Location', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
@@ -37,6 +38,12 @@ async function browserSecurityPlugin(app: FastifyInstance, { config }: { config:
   app.addHook('onRequest', (_request, reply, done) => {
     reply.headers(securityHeaders);
     done();
+  });
+  // @fastify/cors would refuse an OPTIONS that lacks these with a text/plain 400 of its own.
+  app.addHook('onRequest', async (request) => {
+    if (request.method === 'OPTIONS' && (!request.headers.origin || !request.headers['access-control-request-method'])) {
+      throw new ValidationError('OPTIONS is only for CORS preflights, which carry Origin and Access-Control-Request-Method');
+    }
   });
   await app.register(cors, {
     // No configured origin: no cross-origin reads at all.

@@ -1,8 +1,11 @@
 // The one place errors become responses. Every error — ours, Fastify's, a validation failure,
 // an unknown route, an unexpected exception — leaves with the body of CONTRACT §2.
+import { type IncomingMessage, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { AppError, type ErrorDetail, ServiceUnavailableError } from '../errors.js';
+import { AppError, type ErrorDetail, RateLimitError, ServiceUnavailableError } from '../errors.js';
 
 const CODE_BY_STATUS: Record<number, string> = {
   400: 'VALIDATION_ERROR',
@@ -11,10 +14,12 @@ const CODE_BY_STATUS: Record<number, string> = {
   404: 'RESOURCE_NOT_FOUND',
   405: 'METHOD_NOT_ALLOWED',
   406: 'NOT_ACCEPTABLE',
+  408: 'REQUEST_TIMEOUT',
   409: 'DUPLICATE_RESOURCE',
   413: 'PAYLOAD_TOO_LARGE',
   415: 'UNSUPPORTED_MEDIA_TYPE',
   429: 'RATE_LIMIT_EXCEEDED',
+  431: 'REQUEST_HEADER_FIELDS_TOO_LARGE',
   500: 'INTERNAL_SERVER_ERROR',
   503: 'SERVICE_UNAVAILABLE',
 };
@@ -104,10 +109,58 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
   return sendError(reply, body);
 }
 
+/** Node's own refusals that say more than "bad request", by error code (as Node answers them itself). */
+const CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
+  HPE_HEADER_OVERFLOW: { status: 431, message: 'The request headers are too large' },
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: { status: 413, message: 'The chunk extensions of the request body are too large' },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, message: 'The request was not received in time' },
+};
+
+/** Writes the contract's error body straight to a socket Fastify does not serve, and closes it once written. */
+function answerOnSocket(socket: Duplex, body: ErrorBody, apiVersion: string): void {
+  const json = JSON.stringify(body);
+  socket.end(
+    `HTTP/1.1 ${body.statusCode} ${STATUS_CODES[body.statusCode]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(json)}\r\nAPI-Version: ${apiVersion}\r\nConnection: close\r\n\r\n${json}`,
+    () => socket.destroy(),
+  );
+}
+
+/**
+ * Fastify's `clientErrorHandler` option: requests Node's HTTP parser refuses before any route
+ * or hook sees them (bad header characters, a body longer than its Content-Length, broken
+ * chunks …). Answered on the socket, as Node would, but with the contract's body, and only while
+ * nothing of a response in flight has been written; then the connection closes.
+ */
+export function clientErrorHandler(error: Error & { code?: string; reason?: string }, socket: Socket, apiVersion: string): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (!socket.writable || inFlight?.headersSent) {
+    socket.destroy(error);
+    return;
+  }
+  const known = CLIENT_ERRORS[error.code ?? ''];
+  answerOnSocket(
+    socket,
+    known ? errorBody(known.status, known.message) : errorBody(400, `The request is not valid HTTP${error.reason ? `: ${error.reason}` : ''}`),
+    apiVersion,
+  );
+}
+
+/**
+ * A CONNECT request: Node hands it to the server's 'connect' event and, with no listener, drops
+ * the connection without a word. No route of an API is a tunnel: 404, as for any unknown route.
+ */
+export function refuseTunnel(request: IncomingMessage, socket: Duplex, apiVersion: string): void {
+  if (socket.destroyed) return;
+  answerOnSocket(socket, errorBody(404, `Route ${request.method} ${request.url} not found`), apiVersion);
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const body = toResponse(error, request);
     if (body.statusCode === 503) request.log.warn({ err: error }, 'dependency unavailable');
+    if (error instanceof RateLimitError && error.retryAfterSeconds !== undefined) reply.header('retry-after', error.retryAfterSeconds);
     return sendError(reply, body);
   });
   app.setNotFoundHandler((request, reply) => {

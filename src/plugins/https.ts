@@ -1,11 +1,14 @@
 // CONTRACT §6. With enforcement on, a request that did not arrive over HTTPS — on this socket,
 // or as told by X-Forwarded-Proto from a trusted proxy (TRUST_PROXY) — is redirected (GET,
 // HEAD: 301 to the https:// URL) or refused (anything else: 403, as its body was already sent
-// in clear). HTTPS responses carry Strict-Transport-Security.
+// in clear). HTTPS responses carry Strict-Transport-Security. Requests on the health socket
+// (HEALTH_SOCKET: the container's own probe, src/modules/health/socket.ts) are not network
+// traffic and pass.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Config } from '../config.js';
 import { ForbiddenError } from '../errors.js';
+import { isHealthSocketRequest } from '../modules/health/socket.js';
 
 async function httpsPlugin(app: FastifyInstance, { config }: { config: Config }) {
   if (!config.http.httpsEnforced) return;
@@ -15,6 +18,7 @@ async function httpsPlugin(app: FastifyInstance, { config }: { config: Config })
   const httpsOrigin = publicUrl.protocol === 'https:' ? publicUrl.origin : null;
 
   app.addHook('onRequest', async (request, reply) => {
+    if (isHealthSocketRequest(request.raw)) return;
     if (request.protocol === 'https') {
       reply.header('strict-transport-security', hsts);
       return;

@@ -1,8 +1,11 @@
+// One structured (pino, JSON lines) logger per process, and what it must never write.
 // Credentials never reach the logs. pino redacts these paths in every log line (headers, and
 // any logged object holding a password or a secret one level down); request URLs are logged
 // with the values of credential-like query parameters (OIDC code and state, signed-URL
-// signatures, tokens) replaced.
+// signatures, tokens) replaced. Every line logged for a request carries its `reqId`
+// (X-Request-Id, src/plugins/request-id.ts).
 import type { FastifyRequest } from 'fastify';
+import { type DestinationStream, type Logger, pino } from 'pino';
 
 const CENSOR = '[redacted]';
 
@@ -43,3 +46,8 @@ export const logSerializers = {
     remotePort: request.socket?.remotePort,
   }),
 };
+
+/** The process's logger: the API hands it to Fastify, server.ts and the worker log through it. */
+export function createLogger(level: string, stream?: DestinationStream): Logger {
+  return pino({ level, redact: logRedaction, serializers: logSerializers }, stream);
+}

@@ -7,7 +7,7 @@
 import rateLimit, { normalizeIP, type RateLimitOptions } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Config, RateLimitTier } from '../config.js';
 import { RateLimitError } from '../errors.js';
 import { tierStore, type WindowStrategy } from './rate-limit-stores.js';
@@ -21,11 +21,10 @@ declare module 'fastify' {
 
 const STRATEGY: Record<RateLimitTier, WindowStrategy> = { standard: 'fixed', sensitive: 'sliding', export: 'fixed' };
 
-/** Redis commands give up quickly: a missing Redis must not stall requests (we fail open). */
-const REDIS_COMMAND_TIMEOUT_MS = 500;
-
 export interface RateLimitPluginOptions {
   config: Config;
+  /** Counters live here when REDIS_URL is set (src/lib/redis.ts), else in memory. */
+  redis?: Redis;
   /** The clock of the sliding window (ms since the epoch); tests move it by hand. */
   now?: () => number;
 }
@@ -37,9 +36,7 @@ function callerKey(request: FastifyRequest): string {
   return `ip:${normalizeIP(request.ip)}`;
 }
 
-async function rateLimitPlugin(app: FastifyInstance, { config, now = Date.now }: RateLimitPluginOptions) {
-  const redis = config.rateLimit.redisUrl ? await connectRedis(app, config.rateLimit.redisUrl) : undefined;
-
+async function rateLimitPlugin(app: FastifyInstance, { config, redis, now = Date.now }: RateLimitPluginOptions) {
   await app.register(rateLimit, {
     global: false,
     store: tierStore({ redis, now }),
@@ -73,30 +70,6 @@ async function rateLimitPlugin(app: FastifyInstance, { config, now = Date.now }:
     await app.authenticate(request, reply).catch(() => undefined);
     await limiters[tier](request, reply);
   });
-}
-
-async function connectRedis(app: FastifyInstance, url: string): Promise<Redis> {
-  const redis = new Redis(url, {
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
-  });
-  // ioredis reconnects on its own; log the state changes, not every failed attempt.
-  let down = false;
-  redis.on('error', (error) => {
-    if (!down) app.log.warn({ err: error }, 'rate-limit Redis unavailable; serving requests without limits');
-    down = true;
-  });
-  redis.on('ready', () => {
-    if (down) app.log.info('rate-limit Redis available again');
-    down = false;
-  });
-  await redis.connect().catch(() => undefined);
-  app.addHook('onClose', async () => {
-    redis.disconnect();
-  });
-  return redis;
 }
 
 export default fp(rateLimitPlugin, { name: 'rate-limit' });

@@ -12,6 +12,8 @@ export const SCOPES = [
   'exports:write',
   'tokens:read',
   'tokens:write',
+  'webhooks:read',
+  'webhooks:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -13,6 +13,7 @@ import type { ObjectStore } from '../../src/storage/types.js';
 import { freePort } from '../global-setup.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { decodeJwt, signJwt } from './jwt.js';
+import { hostTable } from './webhooks.js';
 
 export interface Caller {
   /** Headers that authenticate as this caller. */
@@ -44,6 +45,8 @@ export const TEST_ENV: Record<string, string> = {
   RATE_LIMIT_STANDARD_MAX: '1000000',
   RATE_LIMIT_SENSITIVE_MAX: '1000000',
   RATE_LIMIT_EXPORT_MAX: '1000000',
+  // Exports need no browser here; the browser lane (test/lanes/browser) turns it on.
+  EXPORT_BROWSER: 'off',
 };
 
 type Requester = (caller: Caller | null) => {
@@ -114,7 +117,23 @@ export interface TestApp {
 }
 
 /** Every table of the schema (not the migrations bookkeeping). */
-const TABLES = ['users', 'user_identities', 'organizations', 'memberships', 'sessions', 'api_tokens', 'games', 'assets', 'variants', 'variant_assets', 'exports'];
+const TABLES = [
+  'users',
+  'user_identities',
+  'organizations',
+  'memberships',
+  'sessions',
+  'login_attempts',
+  'api_tokens',
+  'games',
+  'assets',
+  'variants',
+  'variant_assets',
+  'exports',
+  'export_batches',
+  'webhooks',
+  'webhook_deliveries',
+];
 
 export interface TestAppOptions extends TestDependencies {
   /** Listen on a free port, PUBLIC_URL pointing at it, so signed URLs work over real HTTP. */
@@ -149,7 +168,9 @@ function requester(app: FastifyInstance): Requester {
 }
 
 export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
-  const { listen, extend, appDatabaseUrl, database: ownDatabase, ...deps } = options;
+  const { listen, extend, appDatabaseUrl, database: ownDatabase, ...given } = options;
+  // Webhook hosts are never looked up in DNS by a test: only localhost resolves, unless a test injects its own table.
+  const deps: TestDependencies = { resolveHost: hostTable({ localhost: '127.0.0.1' }), ...given };
   const database = ownDatabase ?? (await createTestDatabase());
   const dataDir = mkdtempSync(path.join(tmpdir(), 'pcs-test-data-'));
   const port = listen ? await freePort() : undefined;

@@ -7,9 +7,10 @@
 // test/games-read-queries.test.ts checks these return exactly what the Prisma queries did.
 import type pg from 'pg';
 import type { Game } from '../../generated/prisma/client.js';
-import type { PageSlice } from '../../lib/pagination.js';
+import type { PageSlice, SortValueKind } from '../../lib/pagination.js';
 
 export type GameSortField = 'createdAt' | 'updatedAt' | 'name';
+export const GAME_SORT_KINDS: Record<GameSortField, SortValueKind> = { createdAt: 'date', updatedAt: 'date', name: 'string' };
 
 /** Which games a list shows: these organizations' (never empty), optionally filtered by name. */
 export interface GameFilter {

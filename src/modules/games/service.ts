@@ -1,4 +1,5 @@
 import type { Database } from '../../db/client.js';
+import type { ExportQueue } from '../../jobs/queue.js';
 import { NotFoundError } from '../../errors.js';
 import type { Game } from '../../generated/prisma/client.js';
 import { cursorEnvelope, cursorPage, type PageRequest } from '../../lib/pagination.js';
@@ -8,7 +9,7 @@ import type { Caller } from '../../plugins/auth.js';
 import type { ObjectStore } from '../../storage/types.js';
 import { deleteCascadingToArtifacts } from '../exports/artifacts.js';
 import { assertId, assertVisible, resolveOrganizationId, visibleOrganizationIds } from '../organizations/access.js';
-import { createGameReadQueries, type GameSortField } from './read-queries.js';
+import { createGameReadQueries, GAME_SORT_KINDS, type GameSortField } from './read-queries.js';
 
 export const toGameDto = (g: Game) => ({
   id: g.id,
@@ -21,7 +22,7 @@ export const toGameDto = (g: Game) => ({
 
 const duplicateName = (name: string) => `A game named "${name}" already exists in this organization`;
 
-export function createGameService(db: Database, store: ObjectStore) {
+export function createGameService(db: Database, store: ObjectStore, queue: ExportQueue) {
   const reads = createGameReadQueries(db.pool);
 
   /** A game the caller can see, or 404. Exported through the service for variants. */
@@ -47,7 +48,7 @@ export function createGameService(db: Database, store: ObjectStore) {
       query: PageRequest<GameSortField> & { organizationId?: string; q?: string; cursor?: string },
     ) {
       const filter = { organizationIds: visibleOrganizationIds(caller, query.organizationId), q: query.q };
-      const [page, total] = await Promise.all([cursorPage(query, (slice) => reads.list(filter, slice)), reads.count(filter)]);
+      const [page, total] = await Promise.all([cursorPage(query, GAME_SORT_KINDS, (slice) => reads.list(filter, slice)), reads.count(filter)]);
       return cursorEnvelope(page.rows.map(toGameDto), total, { ...query, page: page.page }, page.nextCursor);
     },
 
@@ -67,8 +68,8 @@ export function createGameService(db: Database, store: ObjectStore) {
     /** Deletes the game, its variants, their exports and the exports' artifacts. */
     async remove(caller: Caller, id: string) {
       const game = await find(caller, id);
-      await deleteCascadingToArtifacts(db, store, { variant: { gameId: game.id } }, async () => {
-        const { count } = await db.game.deleteMany({ where: { id: game.id } });
+      await deleteCascadingToArtifacts({ db, store, queue }, { variant: { gameId: game.id } }, async (tx) => {
+        const { count } = await tx.game.deleteMany({ where: { id: game.id } });
         if (count === 0) throw new NotFoundError('Game');
       });
     },

@@ -1,21 +1,25 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Database } from '../../db/client.js';
+import { checkReadiness, type ReadinessCheck } from './readiness.js';
 
 const tags = ['health'];
+const checkStatus = z.record(z.string(), z.enum(['ok', 'unavailable']));
 
-/** Checks a dependency the service needs; resolves when it is reachable. */
-export type ReadinessCheck = () => Promise<unknown>;
+export interface HealthRouteOptions {
+  db: Database;
+  /** Dependencies the instance cannot serve without (the database is always one). */
+  checks?: Record<string, ReadinessCheck>;
+  /** Dependencies only reported: their failure does not make the instance unready. */
+  advisoryChecks?: Record<string, ReadinessCheck>;
+}
 
-export const healthRoutes: FastifyPluginAsyncZod<{ db: Database; checks?: Record<string, ReadinessCheck> }> = async (
-  app,
-  { db, checks = {} },
-) => {
-  const readiness: Record<string, ReadinessCheck> = { database: () => db.$queryRaw`SELECT 1`, ...checks };
+export const healthRoutes: FastifyPluginAsyncZod<HealthRouteOptions> = async (app, { db, checks = {}, advisoryChecks = {} }) => {
+  const required: Record<string, ReadinessCheck> = { database: () => db.$queryRaw`SELECT 1`, ...checks };
 
   app.get('/health', {
     config: { auth: 'public', rateLimitTier: false },
-    schema: { tags, summary: 'Liveness', response: { 200: z.object({ status: z.literal('ok') }) } },
+    schema: { tags, operationId: 'getHealth', summary: 'Liveness', response: { 200: z.object({ status: z.literal('ok') }) } },
     handler: async () => ({ status: 'ok' as const }),
   });
 
@@ -23,34 +27,28 @@ export const healthRoutes: FastifyPluginAsyncZod<{ db: Database; checks?: Record
     config: { auth: 'public', rateLimitTier: false },
     schema: {
       tags,
-      summary: 'Readiness: the database and the object store answer',
+      operationId: 'getReadiness',
+      summary: `Readiness: ${[...Object.keys(required), ...Object.keys(advisoryChecks).map((name) => `${name} (reported only)`)].join(', ')}`,
       response: {
-        200: z.object({ status: z.literal('ok'), checks: z.record(z.string(), z.literal('ok')) }),
+        200: z.object({ status: z.literal('ok'), checks: checkStatus }),
         503: z.object({
           statusCode: z.literal(503),
           error: z.literal('SERVICE_UNAVAILABLE'),
           message: z.string(),
-          checks: z.record(z.string(), z.enum(['ok', 'unavailable'])),
+          checks: checkStatus,
         }),
       },
     },
     handler: async (request, reply) => {
-      const names = Object.keys(readiness);
-      const results = await Promise.allSettled(names.map((name) => withTimeout(readiness[name]!(), 3_000)));
-      const status = Object.fromEntries(names.map((name, i) => [name, results[i]!.status === 'fulfilled' ? 'ok' : 'unavailable'] as const));
-      const down = names.filter((name) => status[name] !== 'ok');
-      if (down.length === 0) return { status: 'ok' as const, checks: status as Record<string, 'ok'> };
-      results.forEach((r, i) => r.status === 'rejected' && request.log.warn({ err: r.reason, check: names[i] }, 'readiness check failed'));
+      const report = await checkReadiness(required, advisoryChecks);
+      for (const { check, error } of report.failures) request.log.warn({ err: error, check }, 'readiness check failed');
+      if (report.ready) return { status: 'ok' as const, checks: report.checks };
       return reply.code(503).send({
         statusCode: 503 as const,
         error: 'SERVICE_UNAVAILABLE' as const,
-        message: `Not ready: ${down.join(', ')} unavailable`,
-        checks: status,
+        message: `Not ready: ${report.down.join(', ')} unavailable`,
+        checks: report.checks,
       });
     },
   });
 };
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timed out')), ms).unref())]);
-}

@@ -28,6 +28,7 @@ export const oidcRoutes: FastifyPluginAsyncZod<{ db: Database; config: Config; o
     config: routeConfig,
     schema: {
       tags,
+      operationId: 'startOidcLogin',
       summary: 'Sign in with the identity provider: redirects (302) the browser there',
       description: 'Only when OpenID Connect is configured (404 otherwise).',
     },
@@ -43,6 +44,7 @@ export const oidcRoutes: FastifyPluginAsyncZod<{ db: Database; config: Config; o
     config: routeConfig,
     schema: {
       tags,
+      operationId: 'finishOidcLogin',
       summary: "The identity provider's redirect back: signs in and redirects (302) to the web app",
       description:
         'Finds the user by the provider identity or verified e-mail (linking it to an existing account), or creates one; sets the session cookie. 401 when the answer does not verify (state, nonce, PKCE, unverified e-mail).',

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Database } from '../../db/client.js';
+import type { ExportQueue } from '../../jobs/queue.js';
 import { envelopeSchema } from '../../lib/pagination.js';
 import { idParam } from '../../lib/schemas.js';
 import { callerOf } from '../../plugins/auth.js';
@@ -10,37 +11,37 @@ import { createVariantService } from './service.js';
 
 const tags = ['variants'];
 
-export const variantRoutes: FastifyPluginAsyncZod<{ db: Database; store: ObjectStore }> = async (app, { db, store }) => {
-  const variants = createVariantService(db, store);
+export const variantRoutes: FastifyPluginAsyncZod<{ db: Database; store: ObjectStore; queue: ExportQueue }> = async (app, { db, store, queue }) => {
+  const variants = createVariantService(db, store, queue);
 
   app.post('/games/:id/variants', {
     config: { scope: 'games:write' },
-    schema: { tags, summary: 'Create a variant of a game', params: idParam, body: createVariantBody, response: { 201: variantSchema } },
+    schema: { tags, operationId: 'createVariant', summary: 'Create a variant of a game', params: idParam, body: createVariantBody, response: { 201: variantSchema } },
     handler: async (request, reply) =>
       reply.code(201).send(await variants.create(callerOf(request), request.params.id, request.body)),
   });
 
   app.get('/games/:id/variants', {
     config: { scope: 'games:read' },
-    schema: { tags, summary: "List a game's variants", params: idParam, querystring: listVariantsQuery, response: { 200: envelopeSchema(variantSchema) } },
+    schema: { tags, operationId: 'listVariants', summary: "List a game's variants", params: idParam, querystring: listVariantsQuery, response: { 200: envelopeSchema(variantSchema) } },
     handler: async (request) => variants.list(callerOf(request), request.params.id, request.query),
   });
 
   app.get('/variants/:id', {
     config: { scope: 'games:read' },
-    schema: { tags, summary: 'One variant', params: idParam, response: { 200: variantSchema } },
+    schema: { tags, operationId: 'getVariant', summary: 'One variant', params: idParam, response: { 200: variantSchema } },
     handler: async (request) => variants.get(callerOf(request), request.params.id),
   });
 
   app.patch('/variants/:id', {
     config: { scope: 'games:write' },
-    schema: { tags, summary: 'Change a variant', params: idParam, body: updateVariantBody, response: { 200: variantSchema } },
+    schema: { tags, operationId: 'updateVariant', summary: 'Change a variant', params: idParam, body: updateVariantBody, response: { 200: variantSchema } },
     handler: async (request) => variants.update(callerOf(request), request.params.id, request.body),
   });
 
   app.delete('/variants/:id', {
     config: { scope: 'games:write' },
-    schema: { tags, summary: 'Delete a variant and its exports', params: idParam, response: { 204: z.null() } },
+    schema: { tags, operationId: 'deleteVariant', summary: 'Delete a variant and its exports', params: idParam, response: { 204: z.null() } },
     handler: async (request, reply) => {
       await variants.remove(callerOf(request), request.params.id);
       return reply.code(204).send(null);

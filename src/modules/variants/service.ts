@@ -1,4 +1,5 @@
 import type { Database } from '../../db/client.js';
+import type { ExportQueue } from '../../jobs/queue.js';
 import { NotFoundError, ValidationError } from '../../errors.js';
 import type { Asset, Prisma, Variant } from '../../generated/prisma/client.js';
 import { envelope, type PageRequest, pageArgs } from '../../lib/pagination.js';
@@ -35,8 +36,8 @@ interface VariantInput {
   config?: Record<string, unknown>;
 }
 
-export function createVariantService(db: Database, store: ObjectStore) {
-  const games = createGameService(db, store);
+export function createVariantService(db: Database, store: ObjectStore, queue: ExportQueue) {
+  const games = createGameService(db, store, queue);
 
   /** A variant the caller can see, or 404. */
   async function find(caller: Caller, id: string): Promise<VariantWithAssets> {
@@ -139,8 +140,8 @@ export function createVariantService(db: Database, store: ObjectStore) {
     /** Deletes the variant, its exports and their artifacts. */
     async remove(caller: Caller, id: string) {
       const variant = await find(caller, id);
-      await deleteCascadingToArtifacts(db, store, { variantId: variant.id }, async () => {
-        const { count } = await db.variant.deleteMany({ where: { id: variant.id } });
+      await deleteCascadingToArtifacts({ db, store, queue }, { variantId: variant.id }, async (tx) => {
+        const { count } = await tx.variant.deleteMany({ where: { id: variant.id } });
         if (count === 0) throw new NotFoundError('Variant');
       });
     },

@@ -1,4 +1,5 @@
-// CONTRACT §7 with REDIS_URL: instances share one budget; a Redis that goes away is survived.
+// CONTRACT §7 with REDIS_URL: instances share one budget; a Redis that goes away is survived,
+// and readiness reports it without taking the instance out of service.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -72,8 +73,14 @@ describe('a Redis that goes away', () => {
     const instance = await t.anotherInstance({ REDIS_URL: `redis://127.0.0.1:${port}` });
     const caller = { headers: { authorization: `Bearer ${(await t.createToken(alice, ['games:read'])).token}` } };
     const remaining = async () => Number((await instance.as(caller).get('/games')).headers['x-ratelimit-remaining']);
+    const readiness = async () => {
+      const res = await instance.as(null).get('/health/ready');
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json();
+    };
     expect(await remaining()).toBe(99);
     expect(await remaining()).toBe(98);
+    expect(await readiness()).toEqual({ status: 'ok', checks: { database: 'ok', objectStore: 'ok', queue: 'ok', redis: 'ok' } });
 
     await stopRedis();
     const started = Date.now();
@@ -82,6 +89,8 @@ describe('a Redis that goes away', () => {
       expect(res.statusCode).toBe(200);
     }
     expect(Date.now() - started).toBeLessThan(5 * 1_000);
+    // Reported, but still ready: the rate limits fail open, the instance serves.
+    expect(await readiness()).toMatchObject({ status: 'ok', checks: { database: 'ok', redis: 'unavailable' } });
 
     // While Redis is down nothing is counted (the headers show the full budget); once the
     // client has reconnected to the restarted, empty Redis, counting starts afresh.
@@ -92,5 +101,6 @@ describe('a Redis that goes away', () => {
       seen = await remaining();
     }
     expect(seen).toBe(99);
+    expect((await readiness()).checks.redis).toBe('ok');
   });
 });
