@@ -1,12 +1,12 @@
 // The local-disk object store, the zero-setup default. The service plays S3's part itself: it
 // issues URLs to its own signed route group (src/storage/local-routes.ts, outside /api), HMAC-
 // signed over the purpose, the object key, the content type, the size rule and the expiry, and
-// checks on each request what S3 would check for a pre-signed URL.
+// checks on each request what S3 would check for a pre-signed URL (src/storage/local-signing.ts).
 //
 // Layout under the directory: data/<key> holds the bytes, meta/<key>.json the content type,
 // incoming/ the uploads in progress (same file system, so a finished upload is linked into place
 // atomically and a refused one leaves nothing behind).
-import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { access, constants, link, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -15,14 +15,16 @@ import { pipeline } from 'node:stream/promises';
 import {
   AppError,
   ConflictError,
-  ForbiddenError,
   NotFoundError,
   PayloadTooLargeError,
   UnsupportedMediaTypeError,
   ValidationError,
 } from '../errors.js';
 import { makePrivateDirectory, PRIVATE_DIRECTORY, PRIVATE_FILE_MODE } from '../lib/private-files.js';
+import { createUrlSigner, type DownloadGrant, type UploadGrant } from './local-signing.js';
 import type { ObjectStore, PresignedUpload, StoredObjectInfo } from './types.js';
+
+export type { DownloadGrant, UploadGrant } from './local-signing.js';
 
 /** Path of the signed route group; keys follow it: /objects/orgs/<org>/assets/<asset>. */
 export const LOCAL_OBJECTS_PATH = '/objects';
@@ -38,21 +40,6 @@ export interface LocalStoreOptions {
   maxUploadBytes: number;
   /** Milliseconds since the epoch; tests may move it. */
   now?: () => number;
-}
-
-/** The query of an upload URL, as the route hands it over. */
-export interface UploadGrant {
-  expires?: string;
-  contentType?: string;
-  size?: string;
-  maxSize?: string;
-  signature?: string;
-}
-
-export interface DownloadGrant {
-  expires?: string;
-  fileName?: string;
-  signature?: string;
 }
 
 /** What the service knows of the object a key names: an upload is taken only while it is `pending`. */
@@ -90,32 +77,7 @@ export function createLocalStore(options: LocalStoreOptions): LocalObjectStore {
   }
   const metaPath = (key: string) => path.join(metaDir, `${key}.json`);
 
-  function sign(fields: string[]): string {
-    return createHmac('sha256', options.signingSecret).update(fields.join('\n')).digest('base64url');
-  }
-
-  /** Constant-time comparison of a presented signature with the expected one. */
-  function verify(fields: string[], presented: string | undefined): void {
-    const expected = Buffer.from(sign(fields));
-    const given = Buffer.from(presented ?? '');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      throw new ForbiddenError('The URL signature does not match; request a new URL');
-    }
-  }
-
-  function checkExpiry(expires: string | undefined): void {
-    if (!(Number(expires) * 1000 > now())) throw new ForbiddenError('The URL has expired; request a new one');
-  }
-
-  /** Signed fields of an upload: the exact size when one was declared, otherwise the limit. */
-  const uploadFields = (key: string, grant: UploadGrant) => [
-    'upload',
-    key,
-    grant.contentType ?? '',
-    grant.size !== undefined ? `size=${grant.size}` : `max=${grant.maxSize ?? ''}`,
-    grant.expires ?? '',
-  ];
-  const downloadFields = (key: string, grant: DownloadGrant) => ['download', key, grant.fileName ?? '', grant.expires ?? ''];
+  const signer = createUrlSigner(options.signingSecret, now);
 
   function url(key: string, query: Record<string, string>): string {
     return `${options.publicUrl}${LOCAL_OBJECTS_PATH}/${key}?${new URLSearchParams(query)}`;
@@ -181,7 +143,7 @@ export function createLocalStore(options: LocalStoreOptions): LocalObjectStore {
         contentType,
         ...(size !== undefined ? { size: String(size) } : { maxSize: String(options.maxUploadBytes) }),
       };
-      const signature = sign(uploadFields(key, grant));
+      const signature = signer.signUpload(key, grant);
       return {
         url: url(key, { ...(grant as Record<string, string>), signature }),
         method: 'PUT',
@@ -196,7 +158,7 @@ export function createLocalStore(options: LocalStoreOptions): LocalObjectStore {
         expires: String(Math.floor(now() / 1000 + expiresInSeconds)),
         ...(fileName !== undefined ? { fileName } : {}),
       };
-      return url(key, { ...(grant as Record<string, string>), signature: sign(downloadFields(key, grant)) });
+      return url(key, { ...(grant as Record<string, string>), signature: signer.signDownload(key, grant) });
     },
 
     head,
@@ -237,8 +199,7 @@ export function createLocalStore(options: LocalStoreOptions): LocalObjectStore {
 
     async receiveUpload({ key, grant, contentType, contentLength, body, targetStatus }) {
       const file = objectPath(key);
-      verify(uploadFields(key, grant), grant.signature);
-      checkExpiry(grant.expires);
+      signer.checkUpload(key, grant);
       if (contentType?.trim().toLowerCase() !== grant.contentType?.toLowerCase()) {
         throw new UnsupportedMediaTypeError(`Content-Type must be ${grant.contentType}, as when the URL was requested`);
       }
@@ -275,8 +236,7 @@ export function createLocalStore(options: LocalStoreOptions): LocalObjectStore {
     },
 
     async openDownload(key, grant) {
-      verify(downloadFields(key, grant), grant.signature);
-      checkExpiry(grant.expires);
+      signer.checkDownload(key, grant);
       const info = await head(key);
       if (!info) throw new NotFoundError('Object');
       return { body: createReadStream(objectPath(key)), info, fileName: grant.fileName };
