@@ -135,7 +135,7 @@ describe("requests Node's HTTP parser refuses", () => {
     // the garbage after it gets the error body and the connection closes.
     expectRawError(res, 401, 'AUTHENTICATION_REQUIRED');
     const rest = res.text.slice(res.text.indexOf('HTTP/1.1 ', 1));
-    expect(rest).toMatch(/^HTTP\/1\.1 400 [^]*\r\nconnection: close\r\n/i);
+    expect(rest).toMatch(/^HTTP\/1\.1 400 [\s\S]*\r\nconnection: close\r\n/i);
     expect(JSON.parse(rest.slice(rest.indexOf('\r\n\r\n') + 4))).toEqual({ statusCode: 400, error: 'VALIDATION_ERROR', message: expect.any(String) });
   });
 
