@@ -4,7 +4,8 @@
 // console error, and the harness's tap reaches that network's CTA bridge with the right URL. The
 // downloaded artifacts, opened in the network's emulated container, show what the report cannot:
 // the Luna build's title read from the variant config through Playground.get, its luna:* events,
-// and the mraid shim's answers where the network has no MRAID.
+// and the mraid shim's answers where the network has no MRAID. A build of none of the APIs
+// exports with its cta-reaches-bridge check warning.
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTAINERS, matchesCall } from '../../../src/exporters/containers/index.js';
@@ -115,5 +116,23 @@ describe('a Luna Playground build on every network', () => {
       expect(opened.blocked, network).toEqual([]);
       await opened.close();
     }
+  });
+});
+
+describe('a build that calls no known API', () => {
+  it('exports, and its cta-reaches-bridge check warns', { timeout: 120_000 }, async () => {
+    const html = '<!doctype html><html><head><title>Own</title></head><body><button onclick="location.hash = \'tapped\'">Install</button></body></html>';
+    const variant = await createSampleVariant(t, user, {
+      name: 'Own API',
+      change: (game) => {
+        game.entry = { fileName: 'index.html', contentType: 'text/html', bytes: Buffer.from(html) };
+        game.assets = [];
+      },
+    });
+    const res = await t.as(user).post('/export', { variantId: variant.variant.id, network: 'meta' });
+    const exported = await waitForExport(t, user, res.json().id, 120_000);
+    expect(exported.status, exported.error).toBe('succeeded');
+    expect(exported.report.entry.api).toBe('none');
+    expect(exported.report.runtime.checks.find((c: { name: string }) => c.name === 'cta-reaches-bridge')).toMatchObject({ severity: 'warning', passed: false });
   });
 });
