@@ -2,7 +2,9 @@
 // them and times them:
 //   load      ./load.ts        can the files fit at all? then read them from the object store
 //   optimize  ./optimize/      lossless steps per file kind (one file per kind)
-//   package   ./package/       rewrite the entry HTML, inline or lay out the files, HTML or ZIP;
+//   package   ./entry-api.ts   which API the build is written for (window.playable, mraid, Luna),
+//             ./shims/         hence the adapters the runtime gets;
+//             ./package/       rewrite the entry HTML, inline or lay out the files, HTML or ZIP;
 //             with optimize "fit", ./optimize/fit.ts packages as often as its lossy steps,
 //             largest asset first, need to get under the limit (its time includes theirs)
 //   size      ./package/size.ts  the network's limit, on the final bytes
@@ -12,6 +14,7 @@
 // Storing the artifact is the caller's (src/jobs/export-worker.ts).
 import { createHash } from 'node:crypto';
 import { validateInBrowser } from './browser/index.js';
+import { detectEntryApi } from './entry-api.js';
 import { loadVariant } from './load.js';
 import { DEFAULT_OPTIMIZE } from './options.js';
 import { fitToLimit } from './optimize/fit.js';
@@ -19,6 +22,7 @@ import { canShrink, type OptimizeDeps, optimizeVariant } from './optimize/index.
 import { packageArtifact } from './package/index.js';
 import { checkSize } from './package/size.js';
 import { rulesOf } from './rules.js';
+import { shimsFor } from './shims/index.js';
 import { type Artifact, type ExportInput, ExportFailure, type StageTimings } from './types.js';
 import { validateArtifact } from './validate.js';
 
@@ -49,7 +53,9 @@ export async function buildArtifact(input: ExportInput, deps: PipelineDeps = {})
 
   const loaded = await timed(timings, 'load', async () => loadVariant(input, rules, mode, await canShrink(mode, deps)));
   const optimized = await timed(timings, 'optimize', () => optimizeVariant(loaded, mode, deps));
-  const repackage = () => timed(timings, 'package', () => packageArtifact(optimized.variant, input, rules));
+  const usage = await timed(timings, 'package', () => detectEntryApi(optimized.variant));
+  const shims = shimsFor(input.network, usage);
+  const repackage = () => timed(timings, 'package', () => packageArtifact(optimized.variant, input, rules, shims));
   const packaged = mode === 'fit' ? await timed(timings, 'fit', () => fitToLimit(optimized, rules, repackage, deps)) : await repackage();
   checkSize(packaged.bytes.length, rules, input.network, packaged.assets);
 
@@ -71,7 +77,8 @@ export async function buildArtifact(input: ExportInput, deps: PipelineDeps = {})
       network: input.network,
       size: packaged.bytes.length,
       sizeLimitBytes: rules.sizeLimitBytes,
-      entry: { fileName: input.entry.fileName, size: entrySize },
+      entry: { fileName: input.entry.fileName, size: entrySize, api: usage.api },
+      runtimeBytes: packaged.runtimeBytes,
       assets: packaged.assets,
       checks: validation.checks,
       optimization: optimized.report,

@@ -4,6 +4,7 @@
 import type { Readable } from 'node:stream';
 import type { RuntimeReport, Screenshot } from './browser/index.js';
 import type { BrowserManager } from './browser/manager.js';
+import type { EntryApi } from './entry-api.js';
 import type { VariantConfig } from './networks/types.js';
 import type { OptimizeMode, ValidationMode } from './options.js';
 import type { OptimizationReport } from './optimize/types.js';
@@ -61,7 +62,10 @@ export interface ExportReport {
   network: Network;
   size: number;
   sizeLimitBytes: number;
-  entry: { fileName: string; size: number };
+  /** `api`: the convention the entry is written for (CONTRACT §14). */
+  entry: { fileName: string; size: number; api: EntryApi };
+  /** Bytes of the injected runtime (window.playable and the adapters this build needs). */
+  runtimeBytes: number;
   assets: AssetReport[];
   /** The checks the validation step ran, all passed. */
   checks: string[];

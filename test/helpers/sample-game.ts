@@ -1,9 +1,10 @@
 // The sample game of test/fixtures/sample-game (HTML + CSS + PNG + JS + JSON) and what tests need
 // to look inside an exported artifact.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { unzipSync } from 'fflate';
+import { lookup } from 'mime-types';
 import { expect } from 'vitest';
 import { EXPORTERS } from '../../src/exporters/networks/index.js';
 import type { SourceFile } from '../../src/exporters/pipeline.js';
@@ -37,6 +38,23 @@ export const sampleGame = () => ({
   entry: sampleFile('index.html'),
   assets: ['style.css', 'game.js', 'level.json', 'logo.png'].map(sampleFile),
 });
+
+/** A build of test/fixtures/<dir> (mraid-native, luna-api): its index.html and every other file there. */
+export function fixtureGame(dir: string): ReturnType<typeof sampleGame> {
+  const folder = path.resolve(SAMPLE_DIR, '..', dir);
+  const file = (fileName: string): SampleFile => ({
+    fileName,
+    contentType: lookup(fileName) || 'application/octet-stream',
+    bytes: readFileSync(path.join(folder, fileName)),
+  });
+  const names = readdirSync(folder).sort();
+  return { entry: file('index.html'), assets: names.filter((name) => name !== 'index.html').map(file) };
+}
+
+/** The store URL the MRAID-native fixture opens itself. */
+export const MRAID_NATIVE_STORE_URL = 'https://play.google.com/store/apps/details?id=com.example.tilerush';
+/** The Luna fixture's variant config: one Playground field set, the other left to its default. */
+export const LUNA_CONFIG = { storeUrl: 'https://apps.apple.com/app/id987654321', GameConfig: { title: 'Castle Siege' } };
 
 export const SAMPLE_CONFIG = { title: 'Meadow Mayhem', storeUrl: 'https://apps.apple.com/app/id1234567890', orientation: 'portrait' };
 

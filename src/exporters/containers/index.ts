@@ -1,7 +1,8 @@
 // The ad containers of the networks, as data: what each network's SDK gives a playable (mraid,
 // FbPlayableAd, ExitApi, Mintegral's hooks…), when it lets the ad start, and which call is its
-// call to action. One table, used by the browser validation of exports (../browser/) and meant
-// for the preview page (issue #11) and the mraid / Luna shims (issue #13).
+// call to action. One table, used by the browser validation of exports (../browser/), the preview
+// page and tests that open an artifact. The artifact itself never uses it: its runtime reaches the
+// network through ../networks/ (and the mraid / Luna adapters, ../shims/, through the runtime).
 //
 // Interface
 //   CONTAINERS[network]            Container: { apis, mraid?, readiness, cta, end?, parentMessages? }

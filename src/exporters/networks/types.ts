@@ -21,8 +21,10 @@ export interface ArtifactFiles {
 
 export interface NetworkExporter {
   network: Network;
-  /** JS expression evaluating to `{ ready(start), cta(url), end() }` for the runtime (../runtime.ts). */
+  /** JS expression evaluating to `{ ready(start), cta(url), end(), pause?(onPause, onResume) }` for the runtime (../runtime.ts). */
   bridge: string;
+  /** A click URL the network fills in itself, which the CTA opens whatever the game asks (Snapchat's macro). */
+  clickUrl?: string;
   /** Calls the finished HTML must contain; the validation step looks for each. */
   bridgeCalls: string[];
   /** Elements added to <head> besides mraid.js and the network's scripts. */
@@ -39,12 +41,12 @@ export function orientationOf(config: VariantConfig): 'portrait' | 'landscape' |
   return value === 'portrait' || value === 'landscape' ? value : 'both';
 }
 
-/** A bridge for containers that are ready at once: `cta` and `end` are JS statements. */
-export function startAtOnceBridge(cta: string, end = ''): string {
+/** A bridge for containers that are ready at once: `cta` and `end` are JS statements, `pause` a function expression. */
+export function startAtOnceBridge(cta: string, end = '', pause?: string): string {
   return `{
     ready: function (start) { start(); },
     cta: function () { ${cta} },
-    end: function () { ${end} }
+    end: function () { ${end} }${pause ? `,\n    pause: ${pause}` : ''}
   }`;
 }
 

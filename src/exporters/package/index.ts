@@ -16,6 +16,8 @@ export interface Packaged {
   /** The entry HTML's path inside a ZIP (the file name of a single HTML). */
   entryPath: string;
   assets: AssetReport[];
+  /** Bytes of the injected runtime script (window.playable and any adapters), as it stands in the HTML. */
+  runtimeBytes: number;
 }
 
 /** The variant name as a file-name slug: `Summer Sale v2` → `summer-sale-v2`. */
@@ -29,7 +31,8 @@ export function fileSlug(name: string): string {
   return slug || 'playable';
 }
 
-export function packageArtifact(variant: LoadedVariant, input: ExportInput, rules: NetworkRules): Packaged {
+/** `shims`: the adapters for the APIs the entry uses (../shims/), appended to the runtime. */
+export function packageArtifact(variant: LoadedVariant, input: ExportInput, rules: NetworkRules, shims: string[] = []): Packaged {
   const slug = fileSlug(input.name);
   const entryPath = rules.entryPath.replaceAll('{name}', slug);
   const entryDir = entryPath.includes('/') ? entryPath.slice(0, entryPath.lastIndexOf('/') + 1) : '';
@@ -44,7 +47,7 @@ export function packageArtifact(variant: LoadedVariant, input: ExportInput, rule
   for (const file of variant.files.values()) {
     if (placement.inZip(file) || !placement.usage.has(file.fileName)) assetMap[file.fileName] = placement.urlOf(file, 'asset-map');
   }
-  injectHead(document, input, rules, assetMap);
+  const runtimeBytes = injectHead(document, input, rules, assetMap, shims);
   const html = Buffer.from(serializeHtml(document));
 
   const packaged =
@@ -57,6 +60,7 @@ export function packageArtifact(variant: LoadedVariant, input: ExportInput, rule
     contentType: rules.output === 'html' ? 'text/html; charset=utf-8' : 'application/zip',
     entryPath,
     assets: assetReport(placement, packaged.compressed, entryDir),
+    runtimeBytes,
   };
 }
 

@@ -64,19 +64,20 @@ export function failOnReferences(placement: Placement, network: Network, entryNa
   }
 }
 
-/** <head> gets, in order: the network's meta tags, mraid.js, its scripts, then the runtime. */
-export function injectHead(document: Document, input: ExportInput, rules: NetworkRules, assets: Record<string, string>): void {
+/**
+ * <head> gets, in order: the network's meta tags, mraid.js, its scripts, then the runtime with
+ * `shims` appended. Returns the runtime's bytes.
+ */
+export function injectHead(document: Document, input: ExportInput, rules: NetworkRules, assets: Record<string, string>, shims: string[]): number {
   const exporter = EXPORTERS[input.network];
   const tags = exporter.headTags?.(input.config) ?? [];
+  const runtime = scriptText(runtimeScript({ network: input.network, config: input.config, assets, bridge: exporter.bridge, shims }));
   const nodes = [
     ...tags.map((t) => createElement(t.tag, t.attrs)),
     ...(rules.mraid === 'required' ? [createElement('script', { src: 'mraid.js' })] : []),
     ...rules.networkScripts.map((src) => createElement('script', { src })),
-    createElement(
-      'script',
-      { id: 'playable-runtime' },
-      scriptText(runtimeScript({ network: input.network, config: input.config, assets, bridge: exporter.bridge })),
-    ),
+    createElement('script', { id: 'playable-runtime' }, runtime),
   ];
   prependToHead(document, nodes);
+  return Buffer.byteLength(runtime);
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CHECK_NAMES } from '../../exporters/browser/checks.js';
+import { ENTRY_APIS } from '../../exporters/entry-api.js';
 import { OPTIMIZE_MODES, VALIDATION_MODES } from '../../exporters/options.js';
 import { NETWORKS, networkRulesMarkdown } from '../../exporters/rules.js';
 import { listQuery } from '../../lib/pagination.js';
@@ -108,7 +109,15 @@ export const exportSchema = exportCreatedSchema.extend({
   report: z
     .object({
       sizeLimitBytes: z.number().int(),
-      entry: z.object({ fileName: z.string(), size: z.number().int() }),
+      entry: z.object({
+        fileName: z.string(),
+        size: z.number().int(),
+        api: z
+          .enum(ENTRY_APIS)
+          .optional()
+          .describe('The API the build is written for: window.playable, a container\'s mraid, Luna Playground, or none (absent on exports built before detection existed)'),
+      }),
+      runtimeBytes: z.number().int().optional().describe('Bytes of the injected runtime (window.playable and the mraid/Luna adapters this build needs)'),
       assets: z.array(assetReportSchema).describe('Per-asset size report'),
       checks: z.array(z.string()).describe('Validation checks the artifact passed'),
       optimization: optimizationReportSchema.optional().describe('Absent on exports built before optimization existed'),

@@ -1,0 +1,104 @@
+// Which portable API a build is written against (CONTRACT §14, `report.entry.api`): our own
+// `window.playable`, a container's `mraid`, Luna Playground's `Luna.Unity…`, or none. Read from
+// the entry HTML (parse5) and the scripts it runs — inline, its own files, inline event handlers —
+// tokenized by acorn, so a name in a comment or a string does not count, and a script that names
+// none of them is not tokenized at all (a Luna build's engine is megabytes).
+import { tokenizer, tokTypes, type TokenType } from 'acorn';
+import { attr, elements, parseHtml, textOf } from './html.js';
+import { classifyReference } from './references.js';
+import type { LoadedVariant } from './types.js';
+
+export const ENTRY_APIS = ['playable', 'mraid', 'luna', 'none'] as const;
+export type EntryApi = (typeof ENTRY_APIS)[number];
+
+/** Every convention the build uses; `api` is the one the report names. */
+export interface EntryApiUsage {
+  api: EntryApi;
+  playable: boolean;
+  mraid: boolean;
+  luna: boolean;
+}
+
+/** Script types a browser runs as JavaScript (absent or empty means classic JavaScript). */
+const JS_TYPES = new Set(['', 'module', 'text/javascript', 'application/javascript', 'text/ecmascript', 'application/ecmascript']);
+/** Substrings a script must contain to be worth tokenizing. */
+const HINTS = ['playable', 'mraid', 'Luna', 'luna:'];
+const GLOBAL_OBJECTS = new Set(['window', 'self', 'globalThis']);
+
+interface Script {
+  text: string;
+  module: boolean;
+}
+
+/** The scripts the entry runs: inline text, its files by name, and `on…` handler attributes. */
+function scriptsOf(variant: LoadedVariant): Script[] {
+  const scripts: Script[] = [];
+  for (const element of elements(parseHtml(variant.entry.bytes.toString('utf8')))) {
+    for (const { name, value } of element.attrs) if (name.startsWith('on')) scripts.push({ text: value, module: false });
+    if (element.tagName !== 'script') continue;
+    const type = (attr(element, 'type') ?? '').trim().toLowerCase();
+    if (!JS_TYPES.has(type)) continue;
+    const module = type === 'module';
+    const src = attr(element, 'src');
+    if (src === undefined) {
+      scripts.push({ text: textOf(element), module });
+      continue;
+    }
+    const ref = classifyReference(src);
+    const file = ref.kind === 'file' ? variant.files.get(ref.fileName) : undefined;
+    if (file) scripts.push({ text: file.bytes.toString('utf8'), module });
+  }
+  return scripts;
+}
+
+/** A token's kind and its value (a name's name, a string's contents); acorn's typings omit the value. */
+interface Token {
+  type: TokenType;
+  value: string;
+}
+
+/** The tokens of a script, as far as it can be read (a syntax error ends the list, not the export). */
+function tokensOf({ text, module }: Script): Token[] {
+  const tokens: Token[] = [];
+  try {
+    for (const token of tokenizer(text, { ecmaVersion: 'latest', sourceType: module ? 'module' : 'script', allowHashBang: true })) {
+      tokens.push({ type: token.type, value: String((token as { value?: unknown }).value ?? '') });
+    }
+  } catch {
+    // keep what was read before the error
+  }
+  return tokens;
+}
+
+const isName = (token: Token | undefined, name?: string) => token?.type === tokTypes.name && (name === undefined || token.value === name);
+const isDot = (token: Token | undefined) => token?.type === tokTypes.dot || token?.type === tokTypes.questionDot;
+
+/**
+ * Whether the global `name` is used: `window.name` (or self/globalThis), or a bare `name.x` /
+ * `name[x]` that is not itself a property of something else.
+ */
+function usesGlobal(tokens: Token[], i: number): boolean {
+  const before = tokens[i - 1];
+  if (isDot(before)) return isName(tokens[i - 2]) && GLOBAL_OBJECTS.has(tokens[i - 2]!.value) && !isDot(tokens[i - 3]);
+  const after = tokens[i + 1];
+  return isDot(after) || after?.type === tokTypes.bracketL;
+}
+
+export function detectEntryApi(variant: LoadedVariant): EntryApiUsage {
+  const usage = { playable: false, mraid: false, luna: false };
+  for (const script of scriptsOf(variant)) {
+    if (!HINTS.some((hint) => script.text.includes(hint))) continue;
+    const tokens = tokensOf(script);
+    tokens.forEach((token, i) => {
+      if (token.type === tokTypes.string && token.value.startsWith('luna:')) usage.luna = true;
+      if (!isName(token) || !usesGlobal(tokens, i)) return;
+      if (token.value === 'playable') usage.playable = true;
+      else if (token.value === 'mraid') usage.mraid = true;
+      else if (token.value === 'Luna' && isName(tokens[i + 2], 'Unity')) usage.luna = true;
+    });
+  }
+  // Our own API first (a build written for it may still feel for mraid), then Luna (its engine
+  // may carry MRAID code of its own), then MRAID.
+  const api: EntryApi = usage.playable ? 'playable' : usage.luna ? 'luna' : usage.mraid ? 'mraid' : 'none';
+  return { api, ...usage };
+}
