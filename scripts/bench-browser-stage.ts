@@ -10,6 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import type { PhaseTimes } from '../src/exporters/browser/gather.js';
 import { validateInBrowser } from '../src/exporters/browser/index.js';
 import { createBrowserManager } from '../src/exporters/browser/manager.js';
 import { buildArtifact, type SourceFile } from '../src/exporters/pipeline.js';
@@ -108,22 +109,29 @@ export async function benchBrowserStage(networks: readonly Network[]): Promise<b
     const builds = new Map<Network, Awaited<ReturnType<typeof build>>>();
     for (const network of networks) builds.set(network, await build(network));
     const run = (network: Network) => validateInBrowser({ network, browser, artifact: builds.get(network)!.artifact });
-    await run(networks[0]!); // warm: the browser starts
+    const warm = await run(networks[0]!); // warm: the browser starts
+    if (warm.report.status === 'skipped') throw new Error(`the browser stage was skipped: ${warm.report.reason}`);
 
     console.log(`\nBrowser stage: the sample game × ${networks.length} networks, validation on, one warm Chromium`);
     console.log(`(targets: ≤ ${TARGET_MEDIAN_MS / 1000} s added per export at the median, worker peak RSS ≤ ${TARGET_PEAK_MIB} MiB)\n`);
     console.log('network      build   browser   runtime');
     const stageMs: number[] = [];
+    const phases: PhaseTimes[] = [];
     const cpuBefore = treeCpuSeconds();
     for (const network of networks) {
       const started = performance.now();
-      const { report } = await run(network);
+      const validated = await run(network);
+      const { report } = validated;
       stageMs.push(performance.now() - started);
+      phases.push(validated.phases);
       const build = builds.get(network)!.buildMs;
       console.log(`${network.padEnd(11)} ${build.toFixed(0).padStart(4)} ms ${stageMs.at(-1)!.toFixed(0).padStart(6)} ms   ${report.status}`);
     }
 
     const cpuPerExport = (treeCpuSeconds() - cpuBefore) / networks.length;
+    const names = [...new Set(phases.flatMap((p) => Object.keys(p)))];
+    console.log(`\nwhere the time goes (median ms per export, both orientations summed):`);
+    console.log(names.map((name) => `${name} ${median(phases.map((p) => p[name] ?? 0)).toFixed(0)}`).join(', '));
 
     // The worker's way: CONCURRENCY exports at once, for peak memory and throughput. Memory is
     // sampled only now: reading /proc/<pid>/smaps_rollup stalls the browser, which would skew the times.
