@@ -69,7 +69,7 @@ function sampleMemory(): { stop(): Promise<MemoryPeak> } {
     const children = (pid) => fs.readdirSync('/proc/' + pid + '/task').flatMap((tid) => read('/proc/' + pid + '/task/' + tid + '/children').split(' ').filter(Boolean).map(Number));
     const kind = (pid) => {
       if (pid === root) return 'worker';
-      const args = read('/proc/' + pid + '/cmdline').split('\\0');
+      const args = read('/proc/' + pid + '/cmdline').split(/[\\0 ]/); // Chromium rewrites its title: spaces
       const type = (args.find((a) => a.startsWith('--type=')) ?? '--type=browser').slice(7);
       const sub = args.find((a) => a.startsWith('--utility-sub-type='));
       return sub ? sub.slice(19).split('.')[0] : type;
