@@ -131,7 +131,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
 
 export async function benchBrowserStage(networks: readonly Network[]): Promise<boolean> {
-  const browser = createBrowserManager({ mode: 'required', searchPath: (process.env.PATH ?? '').split(path.delimiter), concurrency: CONCURRENCY });
+  const browser = createBrowserManager({ mode: 'required', executablePath: process.env.BROWSER_EXECUTABLE_PATH || undefined, searchPath: (process.env.PATH ?? '').split(path.delimiter), concurrency: CONCURRENCY });
   try {
     const builds = new Map<Network, Awaited<ReturnType<typeof build>>>();
     for (const network of networks) builds.set(network, await build(network));
