@@ -45,7 +45,8 @@ describe('findBrowser', () => {
     // The headless shell before the full browser, wherever each is on PATH.
     const both = [mkdtempSync(path.join(tmpdir(), 'pcs-browser-')), mkdtempSync(path.join(tmpdir(), 'pcs-browser-'))];
     fake('chromium', both[0]);
-    expect(findBrowser({ searchPath: both })).toEqual({ path: fake('chromium-headless-shell', both[1]) });
+    const shell = fake('chromium-headless-shell', both[1]);
+    expect(findBrowser({ searchPath: both })).toEqual({ path: shell });
   });
 });
 
