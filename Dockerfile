@@ -1,6 +1,6 @@
 # The service's images (README "Operations"), on Node 22 LTS. Two targets:
 #   api     (the default: the last stage)  node dist/server.js — docker build .
-#   worker  + Debian's chromium            node dist/jobs/worker.js — docker build --target worker .
+#   worker  + Debian's chromium-headless-shell  node dist/jobs/worker.js — docker build --target worker .
 # Both run compiled JavaScript with production dependencies only: no tsx, TypeScript or Prisma
 # CLI, and no embedded PostgreSQL (production needs DATABASE_URL). Code is owned by root; the
 # `node` user may write /app/.data only.
@@ -52,14 +52,16 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "require('node:http').get({ socketPath: process.env.HEALTH_SOCKET, path: '/api/health' }, (r) => process.exit(r.statusCode === 200 ? 0 : 1)).on('error', () => process.exit(1))"]
 
 # The export worker: builds exports and checks them in a real browser (playwright-core drives
-# Debian's chromium).
+# Debian's chromium-headless-shell: Chromium without its UI, which costs the full browser a third
+# more CPU and ~250 MiB per worker; README "Benchmarks"). The binary itself, not /usr/bin's
+# wrapper script, so that the browser is the worker's direct child.
 FROM runtime AS worker
 USER root
 RUN apt-get update \
- && apt-get install -y --no-install-recommends chromium fonts-liberation \
+ && apt-get install -y --no-install-recommends chromium-headless-shell fonts-liberation \
  && rm -rf /var/lib/apt/lists/*
 USER node
-ENV BROWSER_EXECUTABLE_PATH=/usr/bin/chromium
+ENV BROWSER_EXECUTABLE_PATH=/usr/lib/chromium/chromium-headless-shell
 # SIGTERM lets the running export finish first.
 CMD ["node", "--enable-source-maps", "dist/jobs/worker.js"]
 

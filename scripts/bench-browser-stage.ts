@@ -10,6 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import type { PhaseTimes } from '../src/exporters/browser/gather.js';
 import { validateInBrowser } from '../src/exporters/browser/index.js';
 import { createBrowserManager } from '../src/exporters/browser/manager.js';
 import { buildArtifact, type SourceFile } from '../src/exporters/pipeline.js';
@@ -48,19 +49,46 @@ async function build(network: Network) {
  * the memory of this process and of every process under it (its Chromium): RSS of this process,
  * and PSS of the whole tree (shared pages counted once). stop() returns the peaks in bytes.
  */
-function sampleMemory(): { stop(): Promise<{ self: number; tree: number }> } {
+interface MemoryPeak {
+  /** RSS of this process. */
+  self: number;
+  /** PSS of the whole tree at its peak, and what made it up then (processes by kind: worker, browser, renderer, zygote, network, storage…). */
+  tree: number;
+  processes: number;
+  byKind: Record<string, { count: number; pss: number }>;
+  /** RSS summed over the tree (shared pages counted once per process: an upper bound). */
+  treeRss: number;
+}
+
+function sampleMemory(): { stop(): Promise<MemoryPeak> } {
   const code = `
     const fs = require('node:fs');
     const root = ${process.pid};
     const kb = (text, field) => Number((text.split('\\n').find((line) => line.startsWith(field + ':')) ?? '').replace(/[^0-9]/g, '') || 0) * 1024;
     const read = (file) => { try { return fs.readFileSync(file, 'utf8'); } catch { return ''; } };
     const children = (pid) => fs.readdirSync('/proc/' + pid + '/task').flatMap((tid) => read('/proc/' + pid + '/task/' + tid + '/children').split(' ').filter(Boolean).map(Number));
-    const peak = { self: 0, tree: 0 };
+    const kind = (pid) => {
+      if (pid === root) return 'worker';
+      const args = read('/proc/' + pid + '/cmdline').split(/[\\0 ]/); // Chromium rewrites its title: spaces
+      const type = (args.find((a) => a.startsWith('--type=')) ?? '--type=browser').slice(7);
+      const sub = args.find((a) => a.startsWith('--utility-sub-type='));
+      return sub ? sub.slice(19).split('.')[0] : type;
+    };
+    const peak = { self: 0, tree: 0, treeRss: 0, processes: 0, byKind: {} };
     setInterval(() => {
       const tree = [root];
       for (let i = 0; i < tree.length; i++) { try { tree.push(...children(tree[i])); } catch {} }
       peak.self = Math.max(peak.self, kb(read('/proc/' + root + '/status'), 'VmRSS'));
-      peak.tree = Math.max(peak.tree, tree.reduce((sum, pid) => sum + kb(read('/proc/' + pid + '/smaps_rollup'), 'Pss'), 0));
+      peak.treeRss = Math.max(peak.treeRss, tree.reduce((sum, pid) => sum + kb(read('/proc/' + pid + '/status'), 'VmRSS'), 0));
+      const byKind = {};
+      let total = 0;
+      for (const pid of tree) {
+        const pss = kb(read('/proc/' + pid + '/smaps_rollup'), 'Pss');
+        const k = kind(pid);
+        byKind[k] = byKind[k] ?? { count: 0, pss: 0 };
+        byKind[k].count++; byKind[k].pss += pss; total += pss;
+      }
+      if (total > peak.tree) Object.assign(peak, { tree: total, processes: tree.length, byKind });
     }, 100);
     process.stdin.on('end', () => { process.stdout.write(JSON.stringify(peak)); process.exit(0); }).resume();`;
   const sampler = spawn(process.execPath, ['-e', code], { stdio: ['pipe', 'pipe', 'inherit'] });
@@ -71,7 +99,7 @@ function sampleMemory(): { stop(): Promise<{ self: number; tree: number }> } {
     async stop() {
       sampler.stdin.end();
       await exited;
-      return JSON.parse(output) as { self: number; tree: number };
+      return JSON.parse(output) as MemoryPeak;
     },
   };
 }
@@ -103,27 +131,34 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
 
 export async function benchBrowserStage(networks: readonly Network[]): Promise<boolean> {
-  const browser = createBrowserManager({ mode: 'required', searchPath: (process.env.PATH ?? '').split(path.delimiter), concurrency: CONCURRENCY });
+  const browser = createBrowserManager({ mode: 'required', executablePath: process.env.BROWSER_EXECUTABLE_PATH || undefined, searchPath: (process.env.PATH ?? '').split(path.delimiter), concurrency: CONCURRENCY });
   try {
     const builds = new Map<Network, Awaited<ReturnType<typeof build>>>();
     for (const network of networks) builds.set(network, await build(network));
     const run = (network: Network) => validateInBrowser({ network, browser, artifact: builds.get(network)!.artifact });
-    await run(networks[0]!); // warm: the browser starts
+    const warm = await run(networks[0]!); // warm: the browser starts
+    if (warm.report.status === 'skipped') throw new Error(`the browser stage was skipped: ${warm.report.reason}`);
 
     console.log(`\nBrowser stage: the sample game × ${networks.length} networks, validation on, one warm Chromium`);
     console.log(`(targets: ≤ ${TARGET_MEDIAN_MS / 1000} s added per export at the median, worker peak RSS ≤ ${TARGET_PEAK_MIB} MiB)\n`);
     console.log('network      build   browser   runtime');
     const stageMs: number[] = [];
+    const phases: PhaseTimes[] = [];
     const cpuBefore = treeCpuSeconds();
     for (const network of networks) {
       const started = performance.now();
-      const { report } = await run(network);
+      const validated = await run(network);
+      const { report } = validated;
       stageMs.push(performance.now() - started);
+      phases.push(validated.phases);
       const build = builds.get(network)!.buildMs;
       console.log(`${network.padEnd(11)} ${build.toFixed(0).padStart(4)} ms ${stageMs.at(-1)!.toFixed(0).padStart(6)} ms   ${report.status}`);
     }
 
     const cpuPerExport = (treeCpuSeconds() - cpuBefore) / networks.length;
+    const names = [...new Set(phases.flatMap((p) => Object.keys(p)))];
+    console.log(`\nwhere the time goes (median ms per export, both orientations summed):`);
+    console.log(names.map((name) => `${name} ${median(phases.map((p) => p[name] ?? 0)).toFixed(0)}`).join(', '));
 
     // The worker's way: CONCURRENCY exports at once, for peak memory and throughput. Memory is
     // sampled only now: reading /proc/<pid>/smaps_rollup stalls the browser, which would skew the times.
@@ -142,6 +177,8 @@ export async function benchBrowserStage(networks: readonly Network[]): Promise<b
     );
     console.log(`CPU per export (this process and its Chromium): ${cpuPerExport.toFixed(2)} s; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`);
     console.log(`peak memory: worker process ${self.toFixed(0)} MiB RSS; worker + Chromium ${tree.toFixed(0)} MiB (PSS) — ${pass ? 'within' : 'OVER'} the targets`);
+    const parts = Object.entries(peak.byKind).map(([kind, { count, pss }]) => `${kind} ×${count} ${(pss / MIB).toFixed(0)} MiB`);
+    console.log(`  at the peak, ${peak.processes} processes: ${parts.join(', ')}; RSS summed over the tree ${(peak.treeRss / MIB).toFixed(0)} MiB (shared pages counted in each)`);
     return pass;
   } finally {
     await browser.close();

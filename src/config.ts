@@ -106,7 +106,7 @@ const envSchema = z.object({
   WEBHOOK_POLL_INTERVAL_SECONDS: z.coerce.number().min(0.5).max(60).default(1),
   /** Run every export in headless Chromium (CONTRACT §9): auto (when a browser is found), required, off. */
   EXPORT_BROWSER: z.enum(BROWSER_MODES).default('auto'),
-  /** The browser's executable; otherwise chromium, chromium-browser, google-chrome… are looked for on PATH. */
+  /** The browser's executable; otherwise chromium-headless-shell, chromium, chromium-browser, google-chrome… are looked for on PATH. */
   BROWSER_EXECUTABLE_PATH: z.string().min(1).optional(),
   /** Object storage: S3-compatible when S3_BUCKET is set, otherwise local disk under DATA_DIR. */
   S3_BUCKET: z.string().min(1).optional(),

@@ -39,7 +39,7 @@ describe('report.runtime without a browser', () => {
     const exported = await exportWith({ EXPORT_BROWSER: 'required', PATH: '/nonexistent' });
     expect(exported).toMatchObject({ status: 'failed', attempts: 1, downloadUrl: null });
     expect(exported.error).toBe(
-      'runtime validation needs a browser (EXPORT_BROWSER=required), but no browser found: none of chromium, chromium-browser, google-chrome, google-chrome-stable, chrome is on PATH, and BROWSER_EXECUTABLE_PATH is not set',
+      'runtime validation needs a browser (EXPORT_BROWSER=required), but no browser found: none of chromium-headless-shell, chromium, chromium-browser, google-chrome, google-chrome-stable, chrome is on PATH, and BROWSER_EXECUTABLE_PATH is not set',
     );
     expect(exported.report.runtime).toMatchObject({ status: 'skipped' });
   });

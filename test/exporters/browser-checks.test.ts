@@ -35,6 +35,7 @@ const gathered = (network: Network, extra: Partial<Gathered> = {}): Gathered => 
   orientations: [orientation('portrait'), orientation('landscape')],
   requests: [],
   bridgeCalls: [{ name: 'mraid.open', args: [STORE_URL], orientation: 'portrait', afterInput: true }],
+  phases: {},
   ...extra,
 });
 const check = (g: Gathered, name: string) => runChecks(g).find((c) => c.name === name)!;

@@ -9,8 +9,8 @@ import { type BrowserManager, createBrowserManager, findBrowser } from '../../sr
 
 const dir = mkdtempSync(path.join(tmpdir(), 'pcs-browser-'));
 /** An executable file that is no browser: it exits at once. */
-const fake = (name: string) => {
-  const file = path.join(dir, name);
+const fake = (name: string, into = dir) => {
+  const file = path.join(into, name);
   writeFileSync(file, '#!/bin/sh\nexit 1\n');
   chmodSync(file, 0o755);
   return file;
@@ -34,14 +34,19 @@ describe('findBrowser', () => {
     });
   });
 
-  it('looks for chromium, chromium-browser, google-chrome… on PATH, in that order', () => {
+  it('looks for chromium-headless-shell, chromium, chromium-browser, google-chrome… on PATH, in that order', () => {
     const other = mkdtempSync(path.join(tmpdir(), 'pcs-browser-'));
     const chrome = fake('google-chrome');
     writeFileSync(path.join(other, 'chromium'), 'not executable');
     expect(findBrowser({ searchPath: [other, dir] })).toEqual({ path: chrome });
     expect(findBrowser({ searchPath: [other] })).toEqual({
-      reason: 'no browser found: none of chromium, chromium-browser, google-chrome, google-chrome-stable, chrome is on PATH, and BROWSER_EXECUTABLE_PATH is not set',
+      reason: 'no browser found: none of chromium-headless-shell, chromium, chromium-browser, google-chrome, google-chrome-stable, chrome is on PATH, and BROWSER_EXECUTABLE_PATH is not set',
     });
+    // The headless shell before the full browser, wherever each is on PATH.
+    const both = [mkdtempSync(path.join(tmpdir(), 'pcs-browser-')), mkdtempSync(path.join(tmpdir(), 'pcs-browser-'))];
+    fake('chromium', both[0]);
+    const shell = fake('chromium-headless-shell', both[1]);
+    expect(findBrowser({ searchPath: both })).toEqual({ path: shell });
   });
 });
 

@@ -59,6 +59,20 @@ export interface Gathered {
   /** What was requested but is not one of the artifact's files (blocked), in order. */
   requests: string[];
   bridgeCalls: GatheredCall[];
+  /** Wall time of each step, ms (summed over orientations), for the benchmark's breakdown. */
+  phases: PhaseTimes;
+}
+
+export type PhaseTimes = Record<string, number>;
+
+/** `await timed(phases, 'goto', () => page.goto(…))` adds the step's wall time to phases.goto. */
+export async function timed<T>(phases: PhaseTimes, name: string, step: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await step();
+  } finally {
+    phases[name] = (phases[name] ?? 0) + performance.now() - started;
+  }
 }
 
 /** A finished artifact: its bytes and the path of its entry HTML (one HTML file: its file name). */
@@ -75,6 +89,8 @@ export async function gather(context: BrowserContext, network: Network, artifact
   const stubUrls = new Set(containerScripts(network).map((script) => new URL(script, `${ORIGIN}/${entryDir}`).href));
   const requests: string[] = [];
   const calls: GatheredCall[] = [];
+  const phases: PhaseTimes = {};
+  const setupStarted = performance.now();
   // One page loads the artifact once per orientation (a second page would cost more than a navigation).
   let current: Orientation['name'] = ORIENTATIONS[0].name;
 
@@ -98,24 +114,25 @@ export async function gather(context: BrowserContext, network: Network, artifact
   });
   await context.addInitScript(INSTRUMENT_SCRIPT);
   await context.addInitScript(stub);
+  phases.setup = performance.now() - setupStarted;
 
   const orientations: GatheredOrientation[] = [];
-  let page = await context.newPage();
+  let page = await timed(phases, 'newPage', () => context.newPage());
   try {
     for (const orientation of ORIENTATIONS) {
       current = orientation.name;
       if (page.isClosed()) page = await context.newPage(); // it crashed in the previous orientation
       const ctaReached = () => calls.some((call) => call.orientation === orientation.name && call.afterInput && matchesCall(call, CONTAINERS[network].cta));
-      orientations.push(await load(page, orientation, `${ORIGIN}/${encodePath(artifact.entryPath)}`, ctaReached));
+      orientations.push(await load(page, orientation, `${ORIGIN}/${encodePath(artifact.entryPath)}`, ctaReached, phases));
     }
   } finally {
-    await page.close().catch(() => {});
+    await timed(phases, 'closePage', () => page.close().catch(() => {}));
   }
-  return { network, orientations, requests, bridgeCalls: calls };
+  return { network, orientations, requests, bridgeCalls: calls, phases };
 }
 
 /** One orientation: load, wait for the container and a first paint, screenshot, tap the centre. */
-async function load(page: Page, orientation: Orientation, entryUrl: string, ctaReached: () => boolean): Promise<GatheredOrientation> {
+async function load(page: Page, orientation: Orientation, entryUrl: string, ctaReached: () => boolean, phases: PhaseTimes): Promise<GatheredOrientation> {
   const pageErrors: string[] = [];
   const consoleErrors: string[] = [];
   const onPageError = (error: Error) => pageErrors.push(`${error.name}: ${error.message}`);
@@ -125,7 +142,7 @@ async function load(page: Page, orientation: Orientation, entryUrl: string, ctaR
     if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) consoleErrors.push(message.text());
   };
   page.on('pageerror', onPageError).on('crash', onCrash).on('console', onConsole);
-  await page.setViewportSize({ width: orientation.width, height: orientation.height });
+  await timed(phases, 'viewport', () => page.setViewportSize({ width: orientation.width, height: orientation.height }));
 
   const deadline = Date.now() + READY_TIMEOUT_MS;
   // Filled in step by step; what was seen before the page stopped still counts.
@@ -133,22 +150,26 @@ async function load(page: Page, orientation: Orientation, entryUrl: string, ctaR
   let stopped: string | null = null;
   // In-page code is passed as strings: a transpiler's helpers would not exist in the page.
   const steps = (async () => {
-    await page.goto(entryUrl, { waitUntil: 'commit', timeout: READY_TIMEOUT_MS });
+    await timed(phases, 'goto', () => page.goto(entryUrl, { waitUntil: 'commit', timeout: READY_TIMEOUT_MS }));
+    const readyStarted = performance.now();
     await page
       .waitForFunction('window.__pcsHarness && window.__pcsHarness.readyAt !== null && window.__pcsHarness.firstPaintAt !== null', undefined, {
         timeout: Math.max(deadline - Date.now(), 1),
         polling: 'raf',
       })
       .catch(() => {}); // not ready or nothing drawn: the checks say so
+    phases.ready = (phases.ready ?? 0) + performance.now() - readyStarted;
     // Two frames, so that what the game did on "ready" is on screen.
-    seen.notes = (await page.evaluate(
-      'new Promise(function (resolve) { requestAnimationFrame(function () { requestAnimationFrame(function () { resolve(window.__pcsHarness); }); }); })',
+    seen.notes = (await timed(phases, 'frames', () =>
+      page.evaluate('new Promise(function (resolve) { requestAnimationFrame(function () { requestAnimationFrame(function () { resolve(window.__pcsHarness); }); }); })'),
     )) as PageNotes;
-    seen.screenshot = await page.screenshot({ type: 'png' });
-    await page.touchscreen.tap(orientation.width / 2, orientation.height / 2);
+    seen.screenshot = await timed(phases, 'screenshot', () => page.screenshot({ type: 'png' }));
+    await timed(phases, 'tap', () => page.touchscreen.tap(orientation.width / 2, orientation.height / 2));
     const tapDeadline = Date.now() + TAP_TIMEOUT_MS;
-    while (!ctaReached() && Date.now() < tapDeadline) await page.waitForTimeout(25);
-    seen.notes = (await page.evaluate('window.__pcsHarness')) as PageNotes;
+    await timed(phases, 'cta', async () => {
+      while (!ctaReached() && Date.now() < tapDeadline) await page.waitForTimeout(25);
+    });
+    seen.notes = (await timed(phases, 'notes', () => page.evaluate('window.__pcsHarness'))) as PageNotes;
   })();
   let timer: NodeJS.Timeout | undefined;
   const hung = new Promise<never>((_, reject) => {

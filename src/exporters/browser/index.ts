@@ -10,7 +10,7 @@ import type { BridgeCall } from '../containers/index.js';
 import type { ValidationMode } from '../options.js';
 import type { Network } from '../rules.js';
 import { type CheckResult, runChecks } from './checks.js';
-import { type ArtifactToLoad, gather, type Orientation } from './gather.js';
+import { type ArtifactToLoad, gather, type Orientation, type PhaseTimes, timed } from './gather.js';
 import { BrowserLaunchError, type BrowserManager } from './manager.js';
 
 export interface RuntimeOrientation {
@@ -45,6 +45,8 @@ export interface BrowserValidation {
   report: RuntimeReport;
   screenshots: Screenshot[];
   failure: string | null;
+  /** Wall time of each step, ms: the context (with any wait for a free slot), gather's steps, closing, the checks. */
+  phases: PhaseTimes;
 }
 
 export interface BrowserValidationInput {
@@ -67,10 +69,18 @@ const skipped = (reason: string): RuntimeReport => ({
 });
 
 export async function validateInBrowser(input: BrowserValidationInput): Promise<BrowserValidation> {
-  if (!input.browser) return { report: skipped('browser validation was not requested'), screenshots: [], failure: null };
+  if (!input.browser) return { report: skipped('browser validation was not requested'), screenshots: [], failure: null, phases: {} };
+  const started = performance.now();
+  let gatherEnded = started;
   let result;
   try {
-    result = await input.browser.withContext(async (context, info) => ({ gathered: await gather(context, input.network, input.artifact), info }));
+    result = await input.browser.withContext(async (context, info) => {
+      const contextReady = performance.now();
+      const value = { gathered: await gather(context, input.network, input.artifact), info };
+      value.gathered.phases.context = contextReady - started;
+      gatherEnded = performance.now();
+      return value;
+    });
   } catch (error) {
     // A browser that is there but will not start: retry the export if it is required, else skip.
     if (!(error instanceof BrowserLaunchError) || input.browser.mode === 'required') throw error;
@@ -78,11 +88,13 @@ export async function validateInBrowser(input: BrowserValidationInput): Promise<
   }
   if (!result.ok) {
     const failure = result.mode === 'required' ? `runtime validation needs a browser (EXPORT_BROWSER=required), but ${result.reason}` : null;
-    return { report: skipped(result.reason), screenshots: [], failure };
+    return { report: skipped(result.reason), screenshots: [], failure, phases: {} };
   }
 
   const { gathered, info } = result.value;
-  const checks = runChecks(gathered);
+  const phases = gathered.phases;
+  phases.closeContext = performance.now() - gatherEnded;
+  const checks = await timed(phases, 'checks', async () => runChecks(gathered));
   const failed = checks.filter((check) => check.severity === 'error' && !check.passed);
   const report: RuntimeReport = {
     status: failed.length ? 'failed' : 'passed',
@@ -96,5 +108,5 @@ export async function validateInBrowser(input: BrowserValidationInput): Promise<
   const screenshots = gathered.orientations.flatMap((o) => (o.screenshot ? [{ orientation: o.name, png: o.screenshot }] : []));
   const enforced = (input.validation ?? 'enforce') === 'enforce';
   const failure = enforced && failed.length ? failed.map((check) => `runtime check ${check.name} failed: ${check.message}`).join('; ') : null;
-  return { report, screenshots, failure };
+  return { report, screenshots, failure, phases };
 }

@@ -161,13 +161,18 @@ describe('the shared browser', () => {
   it('is started again for the next export after it died', { timeout: 120_000 }, async () => {
     const sample = await createSampleVariant(t, user, { name: 'After a crash' });
     expect((await finished(await exportVariant(sample.variant.id, 'google'))).report.runtime.status).toBe('passed');
-    // The browser this process launched (and only it): a direct child running chromium.
-    const children = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' })
+    // The browser this process launched (and only it): the processes under this one running
+    // chromium — Debian's /usr/bin/chromium-headless-shell is a script that does not exec.
+    const processes = execFileSync('ps', ['-e', '-o', 'pid=,ppid=,args='], { encoding: 'utf8' })
       .split('\n')
-      .filter((line) => /chrom/i.test(line))
-      .map((line) => Number(line.trim().split(/\s+/)[0]));
-    expect(children.length).toBeGreaterThan(0);
-    for (const pid of children) process.kill(pid, 'SIGKILL');
+      .filter(Boolean)
+      .map((line) => line.trim().split(/\s+/))
+      .map(([pid, ppid, ...args]) => ({ pid: Number(pid), ppid: Number(ppid), args: args.join(' ') }));
+    const mine = [process.pid];
+    for (let i = 0; i < mine.length; i++) mine.push(...processes.filter((p) => p.ppid === mine[i]).map((p) => p.pid));
+    const browser = processes.filter((p) => mine.includes(p.pid) && /chrom/i.test(p.args));
+    expect(browser.length).toBeGreaterThan(0);
+    for (const { pid } of browser) process.kill(pid, 'SIGKILL');
 
     const after = await finished(await exportVariant(sample.variant.id, 'google'));
     expect(after.status).toBe('succeeded');
