@@ -54,7 +54,8 @@ export const PAGE_SCRIPT = `(function () {
     var width = size[0] + BEZEL;
     var height = size[1] + BEZEL;
     var room = fit.parentElement.clientWidth;
-    var tall = Math.max(window.innerHeight - 140, 360);
+    // Wide screens: the whole device and its status line in view, as far as it stays legible.
+    var tall = Math.max(window.innerHeight - (fit.getBoundingClientRect().top + window.scrollY) - 48, 360);
     var scale = Math.min(1, room / width, window.innerWidth >= 900 ? tall / height : 1);
     device.style.transform = 'scale(' + scale + ')';
     fit.style.width = Math.floor(width * scale) + 'px';

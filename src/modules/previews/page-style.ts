@@ -78,9 +78,9 @@ button:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
   list-style: none; margin: 0; padding: 0; max-height: 260px; overflow: auto;
   font: 12.5px/1.5 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
 }
-.log li { padding: 6px 8px; border-radius: 8px; overflow-wrap: anywhere; }
+.log li { display: grid; grid-template-columns: 4.2em minmax(0, 1fr); gap: 8px; padding: 6px 8px; border-radius: 8px; overflow-wrap: anywhere; }
 .log li:nth-child(odd) { background: var(--stripe); }
-.log li::before { content: attr(data-time); color: var(--muted); margin-right: 10px; }
+.log li::before { content: attr(data-time); color: var(--muted); white-space: nowrap; }
 .empty { margin: 0; color: var(--muted); font-size: 13px; }
 .log:not(:empty) + .empty { display: none; }
 .qr-body { display: flex; gap: 16px; align-items: center; margin-top: 10px; }
