@@ -5,7 +5,7 @@
 // scripts the network would serve itself (mraid.js, Google's exitapi.js) are answered with it.
 import { buffer } from 'node:stream/consumers';
 import { unzipSync } from 'fflate';
-import { lookup } from 'mime-types';
+import { contentType } from 'mime-types';
 import { containerScript, containerScripts, PARENT_FRAME_HOST } from '../../exporters/containers/index.js';
 import { type Network, rulesOf } from '../../exporters/rules.js';
 import { findEntry } from '../../exporters/validate.js';
@@ -54,7 +54,7 @@ export async function openArtifact(
       if (content && path === entryPath) {
         return { body: withContainer(Buffer.from(content).toString('utf8'), network, containerSrc), contentType: 'text/html; charset=utf-8' };
       }
-      if (content) return { body: Buffer.from(content), contentType: lookup(path) || 'application/octet-stream' };
+      if (content) return { body: Buffer.from(content), contentType: contentType(path) || 'application/octet-stream' };
       if (servedScripts.some((script) => `${entryDir}${script}` === path)) return previewContainerScript(network);
       return null;
     },

@@ -5,7 +5,7 @@
 // own address; nothing on the page breaks its CSP; a revoked link answers 403.
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import jsQR from 'jsqr';
+import jsqr from 'jsqr';
 import { type Browser, chromium, type Frame, type Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,7 +91,7 @@ describe('a preview link in Chromium', () => {
     expect(await page.$eval('[data-preview-qr] svg', (svg) => svg.tagName)).toBe('svg');
     await page.setViewportSize({ width: 1280, height: 1000 });
     const qr = PNG.sync.read(await (await page.$('[data-preview-qr] svg'))!.screenshot());
-    expect(jsQR(new Uint8ClampedArray(qr.data), qr.width, qr.height)?.data).toBe(preview.url);
+    expect(jsqr.default(new Uint8ClampedArray(qr.data), qr.width, qr.height)?.data).toBe(preview.url);
 
     expect(problems).toEqual([]);
     await close();
