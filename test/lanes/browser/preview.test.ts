@@ -6,16 +6,15 @@
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import jsqr from 'jsqr';
-import { type Browser, chromium, type Frame, type Page } from 'playwright-core';
+import type { Browser, Frame, Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatBridgeCall } from '../../../src/exporters/containers/index.js';
 import type { Network } from '../../../src/exporters/rules.js';
+import { launchChromium } from '../../helpers/chromium.js';
 import { createTestApp, type RegisteredUser, type TestApp } from '../../helpers/app.js';
 import { exportSampleGame } from '../../helpers/exports.js';
 import { SAMPLE_CONFIG } from '../../helpers/sample-game.js';
-
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 let t: TestApp;
 let owner: RegisteredUser;
@@ -24,7 +23,7 @@ let browser: Browser;
 beforeAll(async () => {
   t = await createTestApp({ QUEUE_POLL_INTERVAL_SECONDS: '0.5' }, { listen: true });
   owner = await t.register();
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
@@ -91,6 +90,7 @@ describe('a preview link in Chromium', () => {
     expect(await page.$eval('[data-preview-qr] svg', (svg) => svg.tagName)).toBe('svg');
     await page.setViewportSize({ width: 1280, height: 1000 });
     const qr = PNG.sync.read(await (await page.$('[data-preview-qr] svg'))!.screenshot());
+    // jsqr is CommonJS: under NodeNext its function is typed at .default, where it also is at run time.
     expect(jsqr.default(new Uint8ClampedArray(qr.data), qr.width, qr.height)?.data).toBe(preview.url);
 
     expect(problems).toEqual([]);
