@@ -119,6 +119,13 @@ describe('the artifact behind the page', () => {
     expect(css.headers['content-type']).toBe('text/css; charset=utf-8');
     expect(css.headers['content-security-policy']).toMatch(/^sandbox allow-scripts;/);
     expect((await get(`${preview.path}/container.js`)).body).toBe(containerScript('google', PARENT_FRAME_HOST));
+
+    // An entry in a folder: its files beside it, typed by their own names.
+    const mintegral = await previewOf((await exportSampleGame(t, 'mintegral', owner)).exported.id);
+    expect((await get(`${mintegral.path}/play`)).headers.location).toBe(`${mintegral.path}/play/meadow-mayhem/meadow-mayhem.html`);
+    const script = await get(`${mintegral.path}/play/meadow-mayhem/game.js`);
+    expect(script.statusCode).toBe(200);
+    expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
   });
 });
 

@@ -54,7 +54,7 @@ export async function openArtifact(
       if (content && path === entryPath) {
         return { body: withContainer(Buffer.from(content).toString('utf8'), network, containerSrc), contentType: 'text/html; charset=utf-8' };
       }
-      if (content) return { body: Buffer.from(content), contentType: contentType(path) || 'application/octet-stream' };
+      if (content) return { body: Buffer.from(content), contentType: contentType(path.slice(path.lastIndexOf('/') + 1)) || 'application/octet-stream' };
       if (servedScripts.some((script) => `${entryDir}${script}` === path)) return previewContainerScript(network);
       return null;
     },

@@ -9,8 +9,8 @@ import jsqr from 'jsqr';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatBridgeCall } from '../../../src/exporters/containers/index.js';
-import type { Network } from '../../../src/exporters/rules.js';
+import { CONTAINERS, formatBridgeCall } from '../../../src/exporters/containers/index.js';
+import { type Network, NETWORKS } from '../../../src/exporters/rules.js';
 import { launchChromium } from '../../helpers/chromium.js';
 import { createTestApp, type RegisteredUser, type TestApp } from '../../helpers/app.js';
 import { exportSampleGame } from '../../helpers/exports.js';
@@ -111,6 +111,21 @@ describe('a preview link in Chromium', () => {
     await page.screenshot({ path: path.join(tmpdir(), 'pcs-preview-phone.png'), fullPage: true });
     expect(problems).toEqual([]);
     await close();
+  });
+
+  it("reaches each network's CTA bridge through its emulated container", { timeout: 300_000 }, async () => {
+    for (const network of NETWORKS) {
+      const preview = await previewOf(network);
+      const { page, problems, close } = await openPage(preview.url);
+      const frame = await gameFrame(page);
+      await frame.click('#cta');
+      const { name, args } = CONTAINERS[network].cta;
+      // The CTA's name and, where the network's pattern names them (Vungle's "download"), its first arguments.
+      const expected = args ? formatBridgeCall({ name, args }).slice(0, -1) : `${name}(`;
+      await expect.poll(() => logLines(page), { message: network }).toContainEqual(expect.stringMatching(new RegExp(`^${expected.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`)));
+      expect(problems, network).toEqual([]);
+      await close();
+    }
   });
 
   it('answers a revoked link with 403', async () => {
