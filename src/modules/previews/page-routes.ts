@@ -6,6 +6,7 @@
 //   GET /previews/<token>               the page (./page.ts)
 //   GET /previews/<token>/container.js  the network's container, for the framed playable
 //   GET /previews/<token>/play/<path>   the artifact's files; /play itself redirects to the entry
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { NotFoundError } from '../../errors.js';
@@ -88,7 +89,7 @@ export const previewPageRoutes: FastifyPluginAsyncZod<PreviewPageRoutesOptions> 
   }
 };
 
-function sendFile(reply: import('fastify').FastifyReply, file: ArtifactFile) {
+function sendFile(reply: FastifyReply, file: ArtifactFile) {
   return reply
     .header('content-security-policy', ARTIFACT_CSP)
     .header('cross-origin-resource-policy', 'cross-origin')
