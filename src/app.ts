@@ -24,6 +24,10 @@ import { exportBatchRoutes } from './modules/export-batches/routes.js';
 import { exportRoutes } from './modules/exports/routes.js';
 import { createBrowserManager } from './exporters/browser/manager.js';
 import type { OptimizationCache } from './exporters/pipeline.js';
+import { createPreviewLinks } from './modules/previews/link.js';
+import { previewPageRoutes } from './modules/previews/page-routes.js';
+import { previewRoutes } from './modules/previews/routes.js';
+import { createPreviewService } from './modules/previews/service.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
 import { type ResolveHost, systemResolver } from './modules/webhooks/target.js';
 import { startStorageSweeper } from './jobs/storage-sweeper.js';
@@ -130,6 +134,13 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
   // Signed cookies (the OpenID Connect sign-in attempt) use a key derived from the JWT secret.
   await app.register(cookie, { secret: createHmac('sha256', config.auth.jwtSecret).update('cookie-signing').digest() });
   await app.register(swagger, openApiOptions(config, { version: API_VERSION }));
+  // Preview links are signed with a key of their own, derived from the JWT secret.
+  const previewLinks = createPreviewLinks({
+    key: createHmac('sha256', config.auth.jwtSecret).update('preview-links').digest(),
+    publicUrl: config.publicUrl,
+    now: deps.now,
+  });
+  const previews = createPreviewService({ db: deps.db, links: previewLinks, now: deps.now });
 
   await app.register(
     async (api) => {
@@ -157,6 +168,7 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
       });
       await api.register(assetRoutes, { db: deps.db, store, config });
       await api.register(webhookRoutes, { db: deps.db, config: config.webhooks, resolveHost });
+      await api.register(previewRoutes, { previews });
       api.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: API_PREFIX },
@@ -172,6 +184,8 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
     const sweeper = startStorageSweeper({ db: deps.db, store, settings: config.storage, log: app.log, now: deps.now }, config.storage.sweepIntervalSeconds * 1000);
     app.addHook('onClose', () => sweeper.stop());
   }
+  // Preview pages: outside /api, authorized by their signed link alone.
+  await app.register(previewPageRoutes, { previews, links: previewLinks, store });
   // The local store's signed URLs: outside /api, authorized by their signature alone.
   if (isLocalStore(store)) {
     await app.register(localObjectRoutes, { store, uploadTargetStatus: (key) => assetStatusByKey(deps.db, key) });

@@ -73,7 +73,7 @@ function open(rules: NetworkRules, bytes: Uint8Array, problems: string[], checks
     }
   }
   if (rules.allowedExtensions) checks.push(`file types: ${rules.allowedExtensions.join(', ')}`);
-  const entryPath = findEntry(rules.entryPath, files);
+  const entryPath = findEntry(rules.entryPath, [...files.keys()]);
   if (!entryPath) {
     problems.push(`the ZIP has no ${rules.entryPath}`);
     return undefined;
@@ -82,9 +82,9 @@ function open(rules: NetworkRules, bytes: Uint8Array, problems: string[], checks
 }
 
 /** The entry HTML's path; `{name}/{name}.html` matches any folder holding an HTML file of its own name. */
-function findEntry(template: string, files: Map<string, Uint8Array>): string | undefined {
-  if (!template.includes('{name}')) return files.has(template) ? template : undefined;
-  return [...files.keys()].find((path) => {
+export function findEntry(template: string, paths: string[]): string | undefined {
+  if (!template.includes('{name}')) return paths.includes(template) ? template : undefined;
+  return paths.find((path) => {
     const [folder, file, ...rest] = path.split('/');
     return rest.length === 0 && file !== undefined && template.replaceAll('{name}', folder!) === path;
   });

@@ -133,6 +133,7 @@ const TABLES = [
   'export_batches',
   'webhooks',
   'webhook_deliveries',
+  'previews',
 ];
 
 export interface TestAppOptions extends TestDependencies {

@@ -7,13 +7,13 @@
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../../helpers/chromium.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
 import { createSampleVariant, downloadArtifact, exportSampleGame, waitForExport } from '../../helpers/exports.js';
 import { photoPng } from '../../helpers/photo.js';
 import { SAMPLE_CONFIG } from '../../helpers/sample-game.js';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const ORIGIN = 'http://playable.test';
 
 /** MRAID as a container provides it: "loading" first, then a ready event; open() is recorded. */
@@ -36,7 +36,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   t = await createTestApp({ QUEUE_POLL_INTERVAL_SECONDS: '0.5' });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
