@@ -14,7 +14,6 @@ import { ServiceUnavailableError, ValidationError } from './errors.js';
 import { authRoutes } from './modules/auth/routes.js';
 import { gameRoutes } from './modules/games/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
-import { oidcRoutes } from './modules/oidc/routes.js';
 import { organizationRoutes } from './modules/organizations/routes.js';
 import { assetRoutes } from './modules/assets/routes.js';
 import { assetStatusByKey } from './modules/assets/service.js';
@@ -22,13 +21,11 @@ import { tokenRoutes } from './modules/tokens/routes.js';
 import { variantRoutes } from './modules/variants/routes.js';
 import { exportBatchRoutes } from './modules/export-batches/routes.js';
 import { exportRoutes } from './modules/exports/routes.js';
-import { createBrowserManager } from './exporters/browser/manager.js';
 import type { OptimizationCache } from './exporters/pipeline.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
 import { type ResolveHost, systemResolver } from './modules/webhooks/target.js';
 import { startStorageSweeper } from './jobs/storage-sweeper.js';
 import { type ExportQueue, startExportQueue } from './jobs/queue.js';
-import { startWorkers } from './jobs/workers.js';
 import { createMetrics, type Metrics } from './lib/metrics.js';
 import { connectRedis } from './lib/redis.js';
 import auth from './plugins/auth.js';
@@ -142,7 +139,8 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
         ...(redis && { advisoryChecks: { redis: () => redis.ping() } }),
       });
       await api.register(authRoutes, { db: deps.db, config });
-      if (config.oidc) await api.register(oidcRoutes, { db: deps.db, config, oidc: config.oidc });
+      // Loaded only when configured: openid-client is of no use otherwise.
+      if (config.oidc) await api.register((await import('./modules/oidc/routes.js')).oidcRoutes, { db: deps.db, config, oidc: config.oidc });
       await api.register(organizationRoutes, { db: deps.db, storageQuotaBytes: config.storage.orgQuotaBytes });
       await api.register(tokenRoutes, { db: deps.db });
       await api.register(gameRoutes, { db: deps.db, store, queue });
@@ -183,6 +181,9 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
 /**
  * The export queue, stopped when the app closes; its workers run here unless
  * EXPORT_WORKER_IN_API=false, with the validation browser, closed once the running exports finished.
+ * The workers and the export pipeline (sharp, svgo, esbuild, css-tree, parse5, …; ~65 MiB of
+ * RSS) are imported only then: an API that leaves exports to worker processes never loads them
+ * (README "Benchmarks").
  */
 async function startQueue(
   app: FastifyInstance,
@@ -194,7 +195,7 @@ async function startQueue(
   if (!databaseUrl) throw new Error('The export queue needs a database URL (DATABASE_URL or deps.databaseUrl)');
   const queue = await startExportQueue(databaseUrl, config, (error) => app.log.error({ err: error }, 'export queue error'));
   const browser = config.exports.workerInApi
-    ? createBrowserManager({ ...config.exports.browser, concurrency: config.exports.concurrency, log: app.log })
+    ? (await import('./exporters/browser/manager.js')).createBrowserManager({ ...config.exports.browser, concurrency: config.exports.concurrency, log: app.log })
     : null;
   app.addHook('onClose', async () => {
     await queue.stop();
@@ -202,6 +203,7 @@ async function startQueue(
   });
   if (browser) {
     const workerDeps = { db: deps.db, store, queue, log: app.log, metrics, resolveHost: deps.resolveHost, optimizeCache: deps.optimizeCache, browser };
+    const { startWorkers } = await import('./jobs/workers.js');
     await startWorkers(workerDeps, config);
   }
   return queue;
