@@ -33,7 +33,7 @@ import browserSecurity from './plugins/browser-security.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './plugins/errors.js';
 import https from './plugins/https.js';
 import { registerJsonBodyParsing } from './plugins/json-body.js';
-import { createLogger } from './plugins/logging.js';
+import { createLogger, deferredChildLogger } from './plugins/logging.js';
 import metricsPlugin from './plugins/metrics.js';
 import { openApiOptions } from './plugins/openapi.js';
 import rateLimits from './plugins/rate-limit.js';
@@ -75,6 +75,7 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
     // Typed as Fastify's logger interface, so that plugins see the usual instance type.
     loggerInstance: (deps.logger ?? createLogger(config.logLevel, deps.logStream)) as FastifyBaseLogger,
     genReqId: requestIdOf,
+    childLoggerFactory: deferredChildLogger,
     bodyLimit: BODY_LIMIT_BYTES,
     // In-flight requests finish on close; requests still arriving on open keep-alive
     // connections get 503 from the hook below, with the contract's body (Fastify's own has not).
@@ -107,17 +108,21 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (request) => {
-    if (closing) throw new ServiceUnavailableError('The server is shutting down; retry the request');
+  // Hooks on every request take a callback rather than return a promise: one promise and its
+  // microtasks less per hook and request (README "Benchmarks").
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (closing) return done(new ServiceUnavailableError('The server is shutting down; retry the request'));
     // Node's own check of this answers without a body; it is off (src/http-server.ts) for this one.
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
-      throw new ValidationError('An HTTP/1.1 request must carry a Host header');
+      return done(new ValidationError('An HTTP/1.1 request must carry a Host header'));
     }
+    done();
   });
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('API-Version', API_VERSION);
     reply.header(REQUEST_ID_HEADER, request.id);
     if (closing) reply.header('Connection', 'close');
+    done(null, payload);
   });
 
   // First: a plain-HTTP request is answered before anything else runs.
