@@ -1,14 +1,18 @@
-// `npm run bench`: the service and a bare baseline server, each in its own process against the
-// same PostgreSQL (embedded unless DATABASE_URL), driven by autocannon from this process over
-// loopback. Prints one table and writes it to bench/results/. See README.md "Benchmarks".
+// `npm run bench`: the compiled service (dist/, built first) and a bare baseline server, each in
+// its own plain-Node process against the same PostgreSQL (embedded unless DATABASE_URL), driven
+// by autocannon from this process over loopback. The paired scenarios alternate service and
+// baseline round by round and report the median of the per-round ratios. Prints one table and
+// writes it to bench/results/. See README.md "Benchmarks".
 //
-//   npm run bench -- [--duration 8] [--connections 10] [--rounds 2] [--no-scale]
-import { type ChildProcess, spawn } from 'node:child_process';
+//   npm run bench -- [--duration 5] [--connections 10] [--rounds 6] [--no-scale] [--paired-only] [--no-build]
+//                    [--worker-in-api] [--cpu-prof <dir>]
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { build } from 'esbuild';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { ensureDatabase, startEmbeddedPostgres } from '../src/db/embedded.js';
@@ -20,18 +24,29 @@ import { BENCH_USER, seed, type SeededOrganization } from './seed.js';
 const ROOT = path.resolve(import.meta.dirname, '..');
 const { values: args } = parseArgs({
   options: {
-    duration: { type: 'string', default: '8' },
+    duration: { type: 'string', default: '5' },
     'scale-duration': { type: 'string', default: '5' },
     connections: { type: 'string', default: '10' },
-    rounds: { type: 'string', default: '2' },
+    rounds: { type: 'string', default: '6' },
     'no-scale': { type: 'boolean', default: false },
+    // Only the paired scenarios (b) and (c): quicker, and a profile of nothing else.
+    'paired-only': { type: 'boolean', default: false },
+    // dist/ is already current: skip `npm run build`.
+    'no-build': { type: 'boolean', default: false },
+    // Run the export worker inside the service process (the default of EXPORT_WORKER_IN_API);
+    // off by default here, as the API image runs (Dockerfile target `api`).
+    'worker-in-api': { type: 'boolean', default: false },
+    // Both servers run with `node --cpu-prof`, their profiles written into this directory on exit.
+    'cpu-prof': { type: 'string' },
   },
 });
 const duration = Number(args.duration);
 const scaleDuration = Number(args['scale-duration']);
 const connections = Number(args.connections);
 const rounds = Number(args.rounds);
-const withScale = !args['no-scale'];
+const pairedOnly = args['paired-only'];
+const withScale = !args['no-scale'] && !pairedOnly;
+const cpuProfDir = args['cpu-prof'] ? path.resolve(args['cpu-prof']) : undefined;
 
 /** Every limit far above what the bench sends, so it measures work rather than 429s. */
 const RAISED_RATE_LIMITS: Record<string, string> = {
@@ -45,6 +60,13 @@ interface Row extends LoadResult {
   target: 'service' | 'baseline';
 }
 
+/** A paired scenario's comparison: the median of the per-round ratios, and their spread. */
+interface Comparison {
+  requestsPerSecond: { median: number; min: number; max: number; rounds: number[] };
+  /** The service's peak RSS over all its rounds ÷ the baseline's. */
+  peakRss: number;
+}
+
 const started = Date.now();
 const log = (message: string) => process.stdout.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s] ${message}\n`);
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -53,6 +75,12 @@ async function main() {
   const workDir = mkdtempSync(path.join(os.tmpdir(), 'pcs-bench-'));
   cleanups.push(async () => rmSync(workDir, { recursive: true, force: true }));
 
+  if (!args['no-build']) {
+    log('npm run build');
+    const built = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    if (built.status !== 0) throw new Error('npm run build failed');
+  }
+  const baselineScript = await bundleBaseline();
   const databaseUrl = await createDatabase();
   log('seeding 10,000 games' + (withScale ? ' (and 1,000 / 1,000,000 for the scale runs)' : ''));
   const config = loadConfig({ DATA_DIR: workDir, JWT_SECRET: 'x'.repeat(32) });
@@ -63,7 +91,7 @@ async function main() {
 
   const servicePort = await freePort();
   const baselinePort = await freePort();
-  const service = await startProcess('service', ['src/server.ts'], servicePort, {
+  const service = await startProcess('service', 'dist/server.js', servicePort, {
     NODE_ENV: 'production',
     // Plain HTTP on loopback, as behind a TLS-terminating proxy.
     HTTPS_ENFORCE: 'false',
@@ -76,9 +104,10 @@ async function main() {
     STORAGE_SIGNING_SECRET: randomBytes(32).toString('hex'),
     // Request logging is a deployment choice; the baseline logs nothing either.
     LOG_LEVEL: 'warn',
+    EXPORT_WORKER_IN_API: String(args['worker-in-api']),
     ...RAISED_RATE_LIMITS,
   });
-  const baseline = await startProcess('baseline', ['bench/baseline.ts'], baselinePort, {
+  const baseline = await startProcess('baseline', baselineScript, baselinePort, {
     PORT: String(baselinePort),
     DATABASE_URL: databaseUrl,
     POOL_SIZE: String(config.database.poolSize),
@@ -91,6 +120,7 @@ async function main() {
   const load = (spec: Omit<LoadSpec, 'connections' | 'durationSeconds'>, seconds = duration) =>
     runLoad({ ...spec, connections, durationSeconds: seconds });
   const rows: Row[] = [];
+  const comparisons: Record<string, Comparison> = {};
   const record = (scenario: string, target: Row['target'], result: LoadResult) => {
     rows.push({ scenario, target, ...result });
     log(`${scenario} [${target}] ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms` +
@@ -98,11 +128,12 @@ async function main() {
   };
 
   // Warm both servers up (JIT, pools) before anything is measured.
-  await load({ url: `${serviceUrl}/api/games?limit=20`, headers: auth(org), serverPid: service.pid! }, 2);
-  await load({ url: `${baselineUrl}/api/games?limit=20&organizationId=${org.id}`, serverPid: baseline.pid! }, 2);
+  await load({ url: `${serviceUrl}/api/games?limit=20`, headers: auth(org), serverPid: service.pid! }, 3);
+  await load({ url: `${baselineUrl}/api/games?limit=20&organizationId=${org.id}`, serverPid: baseline.pid! }, 3);
 
-  // (b) and (c) against the baseline, alternating which goes first, so that noise from other
-  // work on the machine falls on both sides.
+  // (b) and (c) against the baseline in alternating rounds — service, baseline, service,
+  // baseline, … — each round's ratio taken from its own adjacent pair, so that other work on the
+  // machine weighs on both sides of every ratio; the median of the rounds' ratios is reported.
   const paired: Array<{ scenario: string; service: LoadSpec['url']; baseline: string; nextId?: boolean }> = [
     { scenario: 'b GET /api/games?limit=20', service: `${serviceUrl}/api/games?limit=20`, baseline: `${baselineUrl}/api/games?limit=20&organizationId=${org.id}` },
     { scenario: 'c GET /api/games/{id}', service: serviceUrl, baseline: baselineUrl, nextId: true },
@@ -111,36 +142,48 @@ async function main() {
     const nextPath = pair.nextId ? cycle(org.sampleGameIds.map((id) => `/api/games/${id}`)) : undefined;
     const runs: Record<Row['target'], LoadResult[]> = { service: [], baseline: [] };
     for (let round = 0; round < rounds; round++) {
-      const order: Row['target'][] = round % 2 === 0 ? ['baseline', 'service'] : ['service', 'baseline'];
-      for (const target of order) {
+      for (const target of ['service', 'baseline'] as const) {
         const spec = target === 'service'
           ? { url: pair.service, headers: auth(org), nextPath, serverPid: service.pid! }
           : { url: pair.baseline, nextPath, serverPid: baseline.pid! };
         runs[target].push(await load(spec));
       }
+      const ratio = runs.service[round]!.requestsPerSecond / runs.baseline[round]!.requestsPerSecond;
+      log(`${pair.scenario} round ${round + 1}/${rounds}: service ${runs.service[round]!.requestsPerSecond.toFixed(0)}, ` +
+        `baseline ${runs.baseline[round]!.requestsPerSecond.toFixed(0)} req/s, ${ratio.toFixed(3)}×`);
     }
-    record(pair.scenario, 'baseline', average(runs.baseline));
-    record(pair.scenario, 'service', average(runs.service));
+    const serviceRow = medianResult(runs.service);
+    const baselineRow = medianResult(runs.baseline);
+    record(pair.scenario, 'baseline', baselineRow);
+    record(pair.scenario, 'service', serviceRow);
+    const roundRatios = runs.service.map((r, i) => r.requestsPerSecond / runs.baseline[i]!.requestsPerSecond);
+    comparisons[pair.scenario] = {
+      requestsPerSecond: { median: median(roundRatios), min: Math.min(...roundRatios), max: Math.max(...roundRatios), rounds: roundRatios },
+      peakRss: serviceRow.peakRssMiB / baselineRow.peakRssMiB,
+    };
   }
 
-  record('a GET /api/health', 'service', await load({ url: `${serviceUrl}/api/health`, serverPid: service.pid! }));
-  if (await routeExists(`${serviceUrl}/api/storage/urls`, auth(org))) {
-    record('d POST /api/storage/urls', 'service', await load({
-      url: `${serviceUrl}/api/storage/urls`,
+  if (!pairedOnly) await unpairedScenarios();
+  async function unpairedScenarios() {
+    record('a GET /api/health', 'service', await load({ url: `${serviceUrl}/api/health`, serverPid: service.pid! }));
+    if (await routeExists(`${serviceUrl}/api/storage/urls`, auth(org))) {
+      record('d POST /api/storage/urls', 'service', await load({
+        url: `${serviceUrl}/api/storage/urls`,
+        method: 'POST',
+        headers: auth(org),
+        body: { fileName: 'hero.png', contentType: 'image/png' },
+        serverPid: service.pid!,
+      }));
+    } else {
+      log('d POST /api/storage/urls: route not in this build, skipped');
+    }
+    record('e POST /api/auth/login', 'service', await load({
+      url: `${serviceUrl}/api/auth/login`,
       method: 'POST',
-      headers: auth(org),
-      body: { fileName: 'hero.png', contentType: 'image/png' },
+      body: BENCH_USER,
       serverPid: service.pid!,
     }));
-  } else {
-    log('d POST /api/storage/urls: route not in this build, skipped');
   }
-  record('e POST /api/auth/login', 'service', await load({
-    url: `${serviceUrl}/api/auth/login`,
-    method: 'POST',
-    body: BENCH_USER,
-    serverPid: service.pid!,
-  }));
 
   const scale: Row[] = [];
   if (withScale) {
@@ -175,9 +218,9 @@ async function main() {
   const report = {
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version },
-    settings: { duration, scaleDuration, connections, rounds },
+    settings: { duration, scaleDuration, connections, rounds, workerInApi: args['worker-in-api'] },
     scenarios: rows,
-    ratios: ratios(rows),
+    comparisons,
     scale,
     scaleRatios: scaleRatios(scale),
     elapsedSeconds: (Date.now() - started) / 1000,
@@ -220,9 +263,21 @@ async function createDatabase(): Promise<string> {
   return url;
 }
 
-/** Starts a TypeScript entry point in its own Node process and waits for it to answer. */
-async function startProcess(name: string, entry: string[], port: number, env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...entry], {
+/**
+ * bench/baseline.ts as one JavaScript file (its own code and the service's read-queries.ts;
+ * packages stay imports), so that it runs on plain Node as the compiled service does — no tsx
+ * in either process. Written under bench/results/ (git-ignored), where node_modules resolves.
+ */
+async function bundleBaseline(): Promise<string> {
+  const outfile = path.join(ROOT, 'bench/results/build/baseline.mjs');
+  await build({ entryPoints: [path.join(ROOT, 'bench/baseline.ts')], outfile, bundle: true, packages: 'external', platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' });
+  return outfile;
+}
+
+/** Starts a JavaScript entry point in a plain Node process of its own and waits for it to answer. */
+async function startProcess(name: string, script: string, port: number, env: Record<string, string>): Promise<ChildProcess> {
+  const profiling = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir, '--cpu-prof-name', `${name}.cpuprofile`] : [];
+  const child = spawn(process.execPath, [...profiling, script], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -255,27 +310,24 @@ function cycle(paths: string[]): () => string {
   return () => paths[i++ % paths.length]!;
 }
 
-function average(results: LoadResult[]): LoadResult {
-  const mean = (pick: (r: LoadResult) => number) => results.reduce((sum, r) => sum + pick(r), 0) / results.length;
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+/** One side of a paired scenario over its rounds: medians, the highest RSS, all requests and failures. */
+function medianResult(results: LoadResult[]): LoadResult {
+  const of = (pick: (r: LoadResult) => number) => median(results.map(pick));
   return {
     requests: results.reduce((sum, r) => sum + r.requests, 0),
-    requestsPerSecond: mean((r) => r.requestsPerSecond),
-    p50Ms: mean((r) => r.p50Ms),
-    p99Ms: mean((r) => r.p99Ms),
+    requestsPerSecond: of((r) => r.requestsPerSecond),
+    p50Ms: of((r) => r.p50Ms),
+    p99Ms: of((r) => r.p99Ms),
     peakRssMiB: Math.max(...results.map((r) => r.peakRssMiB)),
-    cpuMicrosPerRequest: mean((r) => r.cpuMicrosPerRequest),
+    cpuMicrosPerRequest: of((r) => r.cpuMicrosPerRequest),
     failures: results.reduce((sum, r) => sum + r.failures, 0),
   };
-}
-
-/** service ÷ baseline requests/s, per scenario that has both. */
-function ratios(rows: Row[]): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const row of rows.filter((r) => r.target === 'service')) {
-    const floor = rows.find((r) => r.target === 'baseline' && r.scenario === row.scenario);
-    if (floor) out[row.scenario] = row.requestsPerSecond / floor.requestsPerSecond;
-  }
-  return out;
 }
 
 /** p50 at 1M games ÷ p50 at 1k games, for list and get; and the deep page against page 1. */
@@ -290,33 +342,40 @@ function scaleRatios(scale: Row[]): Record<string, number> {
   };
 }
 
-function printReport(report: { date: string; machine: Record<string, unknown>; scenarios: Row[]; ratios: Record<string, number>; scale: Row[]; scaleRatios: Record<string, number> }) {
+function printReport(report: { date: string; machine: Record<string, unknown>; settings: Record<string, unknown>; scenarios: Row[]; comparisons: Record<string, Comparison>; scale: Row[]; scaleRatios: Record<string, number> }) {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
-  const fmt = (r: Row) => [
-    r.scenario,
-    r.target,
-    r.requestsPerSecond.toFixed(0),
-    r.p50Ms.toFixed(2),
-    r.p99Ms.toFixed(2),
-    r.peakRssMiB.toFixed(0),
-    r.cpuMicrosPerRequest.toFixed(0),
-    r.target === 'service' && report.ratios[r.scenario] !== undefined ? `${report.ratios[r.scenario]!.toFixed(2)}×` : '',
-  ];
+  const fmt = (r: Row) => {
+    const comparison = r.target === 'service' ? report.comparisons[r.scenario] : undefined;
+    return [
+      r.scenario,
+      r.target,
+      r.requestsPerSecond.toFixed(0),
+      r.p50Ms.toFixed(2),
+      r.p99Ms.toFixed(2),
+      r.peakRssMiB.toFixed(0),
+      r.cpuMicrosPerRequest.toFixed(0),
+      comparison ? `${comparison.requestsPerSecond.median.toFixed(2)}× (${comparison.requestsPerSecond.min.toFixed(2)}–${comparison.requestsPerSecond.max.toFixed(2)})` : '',
+      comparison ? `${comparison.peakRss.toFixed(2)}×` : '',
+    ];
+  };
   const out = [
     '',
-    `Benchmark ${report.date} on ${JSON.stringify(report.machine)}`,
+    `Benchmark ${report.date} on ${JSON.stringify(report.machine)}, ${JSON.stringify(report.settings)}`,
     '',
-    line(['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MiB', 'server CPU µs/req', 'service/baseline req/s']),
-    line(['---', '---', '---:', '---:', '---:', '---:', '---:', '---:']),
+    line(['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MiB', 'server CPU µs/req', 'service/baseline req/s, median (range) of rounds', 'service/baseline peak RSS']),
+    line(['---', '---', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
     ...report.scenarios.map((r) => line(fmt(r))),
   ];
   if (report.scale.length) {
-    out.push('', line(['scale scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MiB', 'server CPU µs/req', '']), line(['---', '---', '---:', '---:', '---:', '---:', '---:', '']));
+    out.push('', line(['scale scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MiB', 'server CPU µs/req', '', '']), line(['---', '---', '---:', '---:', '---:', '---:', '---:', '', '']));
     out.push(...report.scale.map((r) => line(fmt(r))), '');
     for (const [name, value] of Object.entries(report.scaleRatios)) out.push(`${name}: ${value.toFixed(2)}×`);
   }
-  const list = report.ratios['b GET /api/games?limit=20'];
-  if (list !== undefined) out.push('', `(b) authenticated list at ${list.toFixed(2)}× the baseline's requests/s (target ≥ 0.80×)`);
+  out.push('');
+  for (const [scenario, { requestsPerSecond: rps, peakRss }] of Object.entries(report.comparisons)) {
+    out.push(`${scenario}: service at ${rps.median.toFixed(2)}× the baseline's requests/s (median of ${rps.rounds.length} rounds: ` +
+      `${rps.rounds.map((r) => r.toFixed(2)).join(', ')}; target ≥ 0.90×), peak RSS ${peakRss.toFixed(2)}× (target ≤ 1.8× on the list)`);
+  }
   process.stdout.write(`${out.join('\n')}\n\n`);
 }
 

@@ -14,7 +14,6 @@ import { ServiceUnavailableError, ValidationError } from './errors.js';
 import { authRoutes } from './modules/auth/routes.js';
 import { gameRoutes } from './modules/games/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
-import { oidcRoutes } from './modules/oidc/routes.js';
 import { organizationRoutes } from './modules/organizations/routes.js';
 import { assetRoutes } from './modules/assets/routes.js';
 import { assetStatusByKey } from './modules/assets/service.js';
@@ -22,7 +21,6 @@ import { tokenRoutes } from './modules/tokens/routes.js';
 import { variantRoutes } from './modules/variants/routes.js';
 import { exportBatchRoutes } from './modules/export-batches/routes.js';
 import { exportRoutes } from './modules/exports/routes.js';
-import { createBrowserManager } from './exporters/browser/manager.js';
 import type { OptimizationCache } from './exporters/pipeline.js';
 import { createPreviewLinks } from './modules/previews/link.js';
 import { previewPageRoutes } from './modules/previews/page-routes.js';
@@ -32,7 +30,6 @@ import { webhookRoutes } from './modules/webhooks/routes.js';
 import { type ResolveHost, systemResolver } from './modules/webhooks/target.js';
 import { startStorageSweeper } from './jobs/storage-sweeper.js';
 import { type ExportQueue, startExportQueue } from './jobs/queue.js';
-import { startWorkers } from './jobs/workers.js';
 import { createMetrics, type Metrics } from './lib/metrics.js';
 import { connectRedis } from './lib/redis.js';
 import auth from './plugins/auth.js';
@@ -40,7 +37,7 @@ import browserSecurity from './plugins/browser-security.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './plugins/errors.js';
 import https from './plugins/https.js';
 import { registerJsonBodyParsing } from './plugins/json-body.js';
-import { createLogger } from './plugins/logging.js';
+import { createLogger, deferredChildLogger } from './plugins/logging.js';
 import metricsPlugin from './plugins/metrics.js';
 import { openApiOptions } from './plugins/openapi.js';
 import rateLimits from './plugins/rate-limit.js';
@@ -82,6 +79,7 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
     // Typed as Fastify's logger interface, so that plugins see the usual instance type.
     loggerInstance: (deps.logger ?? createLogger(config.logLevel, deps.logStream)) as FastifyBaseLogger,
     genReqId: requestIdOf,
+    childLoggerFactory: deferredChildLogger,
     bodyLimit: BODY_LIMIT_BYTES,
     // In-flight requests finish on close; requests still arriving on open keep-alive
     // connections get 503 from the hook below, with the contract's body (Fastify's own has not).
@@ -114,17 +112,21 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (request) => {
-    if (closing) throw new ServiceUnavailableError('The server is shutting down; retry the request');
+  // Hooks on every request take a callback rather than return a promise: one promise and its
+  // microtasks less per hook and request (README "Benchmarks").
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (closing) return done(new ServiceUnavailableError('The server is shutting down; retry the request'));
     // Node's own check of this answers without a body; it is off (src/http-server.ts) for this one.
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
-      throw new ValidationError('An HTTP/1.1 request must carry a Host header');
+      return done(new ValidationError('An HTTP/1.1 request must carry a Host header'));
     }
+    done();
   });
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('API-Version', API_VERSION);
     reply.header(REQUEST_ID_HEADER, request.id);
     if (closing) reply.header('Connection', 'close');
+    done(null, payload);
   });
 
   // First: a plain-HTTP request is answered before anything else runs.
@@ -153,7 +155,8 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
         ...(redis && { advisoryChecks: { redis: () => redis.ping() } }),
       });
       await api.register(authRoutes, { db: deps.db, config });
-      if (config.oidc) await api.register(oidcRoutes, { db: deps.db, config, oidc: config.oidc });
+      // Loaded only when configured: openid-client is of no use otherwise.
+      if (config.oidc) await api.register((await import('./modules/oidc/routes.js')).oidcRoutes, { db: deps.db, config, oidc: config.oidc });
       await api.register(organizationRoutes, { db: deps.db, storageQuotaBytes: config.storage.orgQuotaBytes });
       await api.register(tokenRoutes, { db: deps.db });
       await api.register(gameRoutes, { db: deps.db, store, queue });
@@ -197,6 +200,9 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
 /**
  * The export queue, stopped when the app closes; its workers run here unless
  * EXPORT_WORKER_IN_API=false, with the validation browser, closed once the running exports finished.
+ * The workers and the export pipeline (sharp, svgo, esbuild, css-tree, parse5, …; ~65 MiB of
+ * RSS) are imported only then: an API that leaves exports to worker processes never loads them
+ * (README "Benchmarks").
  */
 async function startQueue(
   app: FastifyInstance,
@@ -208,7 +214,7 @@ async function startQueue(
   if (!databaseUrl) throw new Error('The export queue needs a database URL (DATABASE_URL or deps.databaseUrl)');
   const queue = await startExportQueue(databaseUrl, config, (error) => app.log.error({ err: error }, 'export queue error'));
   const browser = config.exports.workerInApi
-    ? createBrowserManager({ ...config.exports.browser, concurrency: config.exports.concurrency, log: app.log })
+    ? (await import('./exporters/browser/manager.js')).createBrowserManager({ ...config.exports.browser, concurrency: config.exports.concurrency, log: app.log })
     : null;
   app.addHook('onClose', async () => {
     await queue.stop();
@@ -216,6 +222,7 @@ async function startQueue(
   });
   if (browser) {
     const workerDeps = { db: deps.db, store, queue, log: app.log, metrics, resolveHost: deps.resolveHost, optimizeCache: deps.optimizeCache, browser };
+    const { startWorkers } = await import('./jobs/workers.js');
     await startWorkers(workerDeps, config);
   }
   return queue;

@@ -2,6 +2,7 @@
 // generated; echoed on every response — successes, errors, 404s, router errors, redirects, the
 // local store's URLs — and written in every log line of the request.
 import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, expectError, type TestApp } from './helpers/app.js';
 
@@ -14,25 +15,32 @@ const logStream = new Writable({
   },
 });
 
+const failingRoute = (app: FastifyInstance) =>
+  app.get('/api/test/fails', { config: { auth: 'public' }, schema: { hide: true } }, async (request) => {
+    request.log.info('working on it');
+    throw new Error('broken on purpose');
+  });
+
 let t: TestApp;
 let https: TestApp;
+/** At the production level: a request's logger is made only when it logs (src/plugins/logging.ts). */
+let quiet: TestApp;
+const quietLines: Array<Record<string, unknown>> = [];
 beforeAll(async () => {
-  t = await createTestApp(
-    { LOG_LEVEL: 'info' },
-    {
-      logStream,
-      extend: (app) =>
-        app.get('/api/test/fails', { config: { auth: 'public' }, schema: { hide: true } }, async (request) => {
-          request.log.info('working on it');
-          throw new Error('broken on purpose');
-        }),
-    },
-  );
+  t = await createTestApp({ LOG_LEVEL: 'info' }, { logStream, extend: failingRoute });
   https = await createTestApp({ HTTPS_ENFORCE: 'true' });
+  const quietStream = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) quietLines.push(JSON.parse(line));
+      done();
+    },
+  });
+  quiet = await createTestApp({ LOG_LEVEL: 'warn' }, { logStream: quietStream, extend: failingRoute });
 });
 afterAll(async () => {
   await t.close();
   await https.close();
+  await quiet.close();
 });
 
 const withId = (id: string) => ({ 'x-request-id': id });
@@ -105,5 +113,13 @@ describe('X-Request-Id', () => {
     const res = await t.as(null).get('/health', withId('not well formed'));
     const generated = res.headers['x-request-id'] as string;
     expect(lines.filter((line) => line.reqId === generated).map((line) => line.msg)).toEqual(['incoming request', 'request completed']);
+  });
+
+  it('is on the lines a request logs at LOG_LEVEL=warn, which writes none of its info lines', async () => {
+    await quiet.inject({ method: 'GET', url: '/api/test/fails', headers: withId('quiet-7') });
+    await quiet.as(null).get('/health', withId('quiet-8'));
+    expect(quietLines.filter((line) => line.reqId === 'quiet-7').map((line) => line.msg)).toEqual(['unhandled error']);
+    expect(quietLines.some((line) => line.reqId === 'quiet-8' || line.msg === 'working on it' || line.msg === 'incoming request')).toBe(false);
+    expect(quietLines.every((line) => typeof line.reqId === 'string')).toBe(true);
   });
 });

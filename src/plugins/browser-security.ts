@@ -40,10 +40,11 @@ async function browserSecurityPlugin(app: FastifyInstance, { config }: { config:
     done();
   });
   // @fastify/cors would refuse an OPTIONS that lacks these with a text/plain 400 of its own.
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     if (request.method === 'OPTIONS' && (!request.headers.origin || !request.headers['access-control-request-method'])) {
-      throw new ValidationError('OPTIONS is only for CORS preflights, which carry Origin and Access-Control-Request-Method');
+      return done(new ValidationError('OPTIONS is only for CORS preflights, which carry Origin and Access-Control-Request-Method'));
     }
+    done();
   });
   await app.register(cors, {
     // No configured origin: no cross-origin reads at all.

@@ -2,7 +2,7 @@
 // and a body over the limit is 413 (Fastify raises those; src/plugins/errors.ts shapes them).
 // CONTRACT §8: JSON nested deeper than 64 levels is 400 too. Nothing here walks untrusted input
 // recursively: the text is scanned once, front to back, before it is parsed.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { ValidationError } from '../errors.js';
 
 export const MAX_JSON_DEPTH = 64;
@@ -61,14 +61,15 @@ function pathOfNul(root: unknown, rootPath: string): string | null {
 const hasNulMarker = Symbol('body has an escaped NUL');
 
 /** PostgreSQL text and jsonb cannot hold NUL, so such input is refused before it reaches a query. */
-async function rejectNulCharacters(request: FastifyRequest): Promise<void> {
+function rejectNulCharacters(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   const inBody = (request as { [hasNulMarker]?: boolean })[hasNulMarker] ? pathOfNul(request.body, 'body') : null;
   const path = inBody ?? pathOfNul(request.query, 'querystring');
   if (path) {
-    throw new ValidationError(`Invalid request: ${path}: must not contain the NUL character`, [
+    return done(new ValidationError(`Invalid request: ${path}: must not contain the NUL character`, [
       { path, message: 'must not contain the NUL character' },
-    ]);
+    ]));
   }
+  done();
 }
 
 export function registerJsonBodyParsing(app: FastifyInstance): void {

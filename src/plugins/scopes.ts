@@ -1,6 +1,6 @@
 // The fixed list of API-token scopes (CONTRACT §3) and the check a route declares with
 // `config: { scope: 'games:write' }`. A browser session holds every scope.
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { MissingScopeError } from '../errors.js';
 
 export const SCOPES = [
@@ -24,10 +24,10 @@ export function grants(granted: readonly string[], required: Scope): boolean {
   return required.endsWith(':read') && granted.includes(required.replace(/:read$/, ':write'));
 }
 
-/** preHandler: throws 403 with the contract's exact message when the caller lacks the scope. */
-export async function requireDeclaredScope(request: FastifyRequest): Promise<void> {
+/** onRequest hook: fails with 403 and the contract's exact message when the caller lacks the scope. */
+export function requireDeclaredScope(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   const scope = request.routeOptions.config.scope;
   const caller = request.caller;
-  if (!scope || !caller || caller.kind === 'session') return;
-  if (!grants(caller.scopes, scope)) throw new MissingScopeError(scope);
+  if (scope && caller && caller.kind !== 'session' && !grants(caller.scopes, scope)) return done(new MissingScopeError(scope));
+  done();
 }
