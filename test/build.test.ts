@@ -35,6 +35,8 @@ beforeAll(async () => {
     TRUST_PROXY: '127.0.0.1',
     HEALTH_SOCKET: healthSocket,
     LOG_LEVEL: 'info',
+    // As the api image runs it: exports are built by worker processes.
+    EXPORT_WORKER_IN_API: 'false',
     RECORD_MODULES_TO: modulesFile,
   });
 }, 180_000);
@@ -128,9 +130,17 @@ describe('the compiled server (dist/server.js) in production', () => {
     // The recording works: the compiled entry and the framework are there.
     expect(modules.some((m) => m.endsWith('/dist/server.js'))).toBe(true);
     expect(modules.some((m) => m.includes('/node_modules/fastify/'))).toBe(true);
-    // esbuild may load: the export optimizer minifies JS and CSS with it (a dependency of its own).
     const forbidden = /\/node_modules\/(tsx|typescript|prisma|@prisma\/config|@prisma\/get-dmmf)\/|\.[cm]?ts$/;
     expect(modules.filter((m) => forbidden.test(m) || m.includes(`${ROOT}/src/`))).toEqual([]);
+  });
+
+  it("has loaded none of the packages the Dockerfile leaves out of the api image (the export worker's)", () => {
+    const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8').replace(/\\\n/g, ' ');
+    const deleted = /^FROM build AS api-dependencies\s+RUN npm pkg delete ((?:dependencies\.\S+ )+)/m.exec(dockerfile)?.[1];
+    const packages = (deleted ?? '').trim().split(/\s+/).map((entry) => entry.replace(/^dependencies\./, ''));
+    expect(packages).toEqual(expect.arrayContaining(['sharp', 'playwright-core']));
+    const modules = readFileSync(modulesFile, 'utf8').split('\n').filter(Boolean);
+    expect(modules.filter((m) => packages.some((name) => m.includes(`/node_modules/${name}/`)))).toEqual([]);
   });
 
   it('stops on SIGTERM with exit code 0, and the HEALTHCHECK then fails', async () => {
