@@ -28,10 +28,7 @@ app.get<{ Querystring: { organizationId: string; page?: string; limit?: string }
   const filter = { organizationIds: [organizationId] };
   // One row more than the page, as the service reads, to know whether there is a next one.
   const slice = { sort: 'createdAt', order: 'desc', offset: (page - 1) * limit, limit: limit + 1 } as const;
-  const [rows, count] = await Promise.all([
-    pool.query<Game>(listGamesStatement(filter, slice)),
-    pool.query<{ total: number }>(countGamesStatement(filter)),
-  ]);
+  const [rows, count] = await Promise.all([pool.query<Game>(listGamesStatement(filter, slice)), pool.query<{ total: number }>(countGamesStatement(filter))]);
   const total = count.rows[0]!.total;
   const data = rows.rows.slice(0, limit).map(toDto);
   return { data, meta: { page, limit, total, totalPages: Math.ceil(total / limit) } };

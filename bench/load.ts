@@ -40,15 +40,18 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
 
   let instance!: autocannon.Instance;
   const finished = new Promise<autocannon.Result>((resolve, reject) => {
-    instance = autocannon({
-      url: spec.url,
-      method: spec.method ?? 'GET',
-      connections: spec.connections,
-      duration: spec.durationSeconds,
-      headers: { ...(spec.body === undefined ? {} : { 'content-type': 'application/json' }), ...spec.headers },
-      body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
-      requests: spec.nextPath ? [{ setupRequest: (request) => ({ ...request, path: spec.nextPath!() }) }] : undefined,
-    }, (error, result) => (error ? reject(error) : resolve(result)));
+    instance = autocannon(
+      {
+        url: spec.url,
+        method: spec.method ?? 'GET',
+        connections: spec.connections,
+        duration: spec.durationSeconds,
+        headers: { ...(spec.body === undefined ? {} : { 'content-type': 'application/json' }), ...spec.headers },
+        body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+        requests: spec.nextPath ? [{ setupRequest: (request) => ({ ...request, path: spec.nextPath!() }) }] : undefined,
+      },
+      (error, result) => (error ? reject(error) : resolve(result)),
+    );
   });
   instance.on('response', (_client, statusCode, _bytes, responseTime) => {
     if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);

@@ -117,14 +117,15 @@ async function main() {
 
   const org = orgs.main!;
   const auth = (org: SeededOrganization) => ({ authorization: `Bearer ${org.token}` });
-  const load = (spec: Omit<LoadSpec, 'connections' | 'durationSeconds'>, seconds = duration) =>
-    runLoad({ ...spec, connections, durationSeconds: seconds });
+  const load = (spec: Omit<LoadSpec, 'connections' | 'durationSeconds'>, seconds = duration) => runLoad({ ...spec, connections, durationSeconds: seconds });
   const rows: Row[] = [];
   const comparisons: Record<string, Comparison> = {};
   const record = (scenario: string, target: Row['target'], result: LoadResult) => {
     rows.push({ scenario, target, ...result });
-    log(`${scenario} [${target}] ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms` +
-      (result.failures ? `, ${result.failures} FAILED` : ''));
+    log(
+      `${scenario} [${target}] ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms` +
+        (result.failures ? `, ${result.failures} FAILED` : ''),
+    );
   };
 
   // Warm both servers up (JIT, pools) before anything is measured.
@@ -143,14 +144,17 @@ async function main() {
     const runs: Record<Row['target'], LoadResult[]> = { service: [], baseline: [] };
     for (let round = 0; round < rounds; round++) {
       for (const target of ['service', 'baseline'] as const) {
-        const spec = target === 'service'
-          ? { url: pair.service, headers: auth(org), nextPath, serverPid: service.pid! }
-          : { url: pair.baseline, nextPath, serverPid: baseline.pid! };
+        const spec =
+          target === 'service'
+            ? { url: pair.service, headers: auth(org), nextPath, serverPid: service.pid! }
+            : { url: pair.baseline, nextPath, serverPid: baseline.pid! };
         runs[target].push(await load(spec));
       }
       const ratio = runs.service[round]!.requestsPerSecond / runs.baseline[round]!.requestsPerSecond;
-      log(`${pair.scenario} round ${round + 1}/${rounds}: service ${runs.service[round]!.requestsPerSecond.toFixed(0)}, ` +
-        `baseline ${runs.baseline[round]!.requestsPerSecond.toFixed(0)} req/s, ${ratio.toFixed(3)}×`);
+      log(
+        `${pair.scenario} round ${round + 1}/${rounds}: service ${runs.service[round]!.requestsPerSecond.toFixed(0)}, ` +
+          `baseline ${runs.baseline[round]!.requestsPerSecond.toFixed(0)} req/s, ${ratio.toFixed(3)}×`,
+      );
     }
     const serviceRow = medianResult(runs.service);
     const baselineRow = medianResult(runs.baseline);
@@ -167,22 +171,30 @@ async function main() {
   async function unpairedScenarios() {
     record('a GET /api/health', 'service', await load({ url: `${serviceUrl}/api/health`, serverPid: service.pid! }));
     if (await routeExists(`${serviceUrl}/api/storage/urls`, auth(org))) {
-      record('d POST /api/storage/urls', 'service', await load({
-        url: `${serviceUrl}/api/storage/urls`,
-        method: 'POST',
-        headers: auth(org),
-        body: { fileName: 'hero.png', contentType: 'image/png' },
-        serverPid: service.pid!,
-      }));
+      record(
+        'd POST /api/storage/urls',
+        'service',
+        await load({
+          url: `${serviceUrl}/api/storage/urls`,
+          method: 'POST',
+          headers: auth(org),
+          body: { fileName: 'hero.png', contentType: 'image/png' },
+          serverPid: service.pid!,
+        }),
+      );
     } else {
       log('d POST /api/storage/urls: route not in this build, skipped');
     }
-    record('e POST /api/auth/login', 'service', await load({
-      url: `${serviceUrl}/api/auth/login`,
-      method: 'POST',
-      body: BENCH_USER,
-      serverPid: service.pid!,
-    }));
+    record(
+      'e POST /api/auth/login',
+      'service',
+      await load({
+        url: `${serviceUrl}/api/auth/login`,
+        method: 'POST',
+        body: BENCH_USER,
+        serverPid: service.pid!,
+      }),
+    );
   }
 
   const scale: Row[] = [];
@@ -192,10 +204,12 @@ async function main() {
     const scaleRun = async (scenario: string, spec: Omit<LoadSpec, 'connections' | 'durationSeconds' | 'serverPid'>) => {
       const result = await load({ ...spec, serverPid: service.pid! }, scaleDuration);
       scale.push({ scenario, target: 'service', ...result });
-      log(`${scenario} ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms` +
-        (result.failures ? `, ${result.failures} FAILED` : ''));
+      log(`${scenario} ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms` + (result.failures ? `, ${result.failures} FAILED` : ''));
     };
-    for (const [label, org] of [['1k', small], ['1M', large]] as const) {
+    for (const [label, org] of [
+      ['1k', small],
+      ['1M', large],
+    ] as const) {
       await scaleRun(`list, ${label} games`, { url: `${serviceUrl}/api/games?limit=20`, headers: auth(org) });
       await scaleRun(`get, ${label} games`, {
         url: serviceUrl,
@@ -270,7 +284,16 @@ async function createDatabase(): Promise<string> {
  */
 async function bundleBaseline(): Promise<string> {
   const outfile = path.join(ROOT, 'bench/results/build/baseline.mjs');
-  await build({ entryPoints: [path.join(ROOT, 'bench/baseline.ts')], outfile, bundle: true, packages: 'external', platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' });
+  await build({
+    entryPoints: [path.join(ROOT, 'bench/baseline.ts')],
+    outfile,
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    logLevel: 'warning',
+  });
   return outfile;
 }
 
@@ -342,7 +365,15 @@ function scaleRatios(scale: Row[]): Record<string, number> {
   };
 }
 
-function printReport(report: { date: string; machine: Record<string, unknown>; settings: Record<string, unknown>; scenarios: Row[]; comparisons: Record<string, Comparison>; scale: Row[]; scaleRatios: Record<string, number> }) {
+function printReport(report: {
+  date: string;
+  machine: Record<string, unknown>;
+  settings: Record<string, unknown>;
+  scenarios: Row[];
+  comparisons: Record<string, Comparison>;
+  scale: Row[];
+  scaleRatios: Record<string, number>;
+}) {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
   const fmt = (r: Row) => {
     const comparison = r.target === 'service' ? report.comparisons[r.scenario] : undefined;
@@ -354,7 +385,9 @@ function printReport(report: { date: string; machine: Record<string, unknown>; s
       r.p99Ms.toFixed(2),
       r.peakRssMiB.toFixed(0),
       r.cpuMicrosPerRequest.toFixed(0),
-      comparison ? `${comparison.requestsPerSecond.median.toFixed(2)}× (${comparison.requestsPerSecond.min.toFixed(2)}–${comparison.requestsPerSecond.max.toFixed(2)})` : '',
+      comparison
+        ? `${comparison.requestsPerSecond.median.toFixed(2)}× (${comparison.requestsPerSecond.min.toFixed(2)}–${comparison.requestsPerSecond.max.toFixed(2)})`
+        : '',
       comparison ? `${comparison.peakRss.toFixed(2)}×` : '',
     ];
   };
@@ -362,19 +395,35 @@ function printReport(report: { date: string; machine: Record<string, unknown>; s
     '',
     `Benchmark ${report.date} on ${JSON.stringify(report.machine)}, ${JSON.stringify(report.settings)}`,
     '',
-    line(['scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MiB', 'server CPU µs/req', 'service/baseline req/s, median (range) of rounds', 'service/baseline peak RSS']),
+    line([
+      'scenario',
+      'server',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'peak RSS MiB',
+      'server CPU µs/req',
+      'service/baseline req/s, median (range) of rounds',
+      'service/baseline peak RSS',
+    ]),
     line(['---', '---', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
     ...report.scenarios.map((r) => line(fmt(r))),
   ];
   if (report.scale.length) {
-    out.push('', line(['scale scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MiB', 'server CPU µs/req', '', '']), line(['---', '---', '---:', '---:', '---:', '---:', '---:', '', '']));
+    out.push(
+      '',
+      line(['scale scenario', 'server', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MiB', 'server CPU µs/req', '', '']),
+      line(['---', '---', '---:', '---:', '---:', '---:', '---:', '', '']),
+    );
     out.push(...report.scale.map((r) => line(fmt(r))), '');
     for (const [name, value] of Object.entries(report.scaleRatios)) out.push(`${name}: ${value.toFixed(2)}×`);
   }
   out.push('');
   for (const [scenario, { requestsPerSecond: rps, peakRss }] of Object.entries(report.comparisons)) {
-    out.push(`${scenario}: service at ${rps.median.toFixed(2)}× the baseline's requests/s (median of ${rps.rounds.length} rounds: ` +
-      `${rps.rounds.map((r) => r.toFixed(2)).join(', ')}; target ≥ 0.90×), peak RSS ${peakRss.toFixed(2)}× (target ≤ 1.8× on the list)`);
+    out.push(
+      `${scenario}: service at ${rps.median.toFixed(2)}× the baseline's requests/s (median of ${rps.rounds.length} rounds: ` +
+        `${rps.rounds.map((r) => r.toFixed(2)).join(', ')}; target ≥ 0.90×), peak RSS ${peakRss.toFixed(2)}× (target ≤ 1.8× on the list)`,
+    );
   }
   process.stdout.write(`${out.join('\n')}\n\n`);
 }

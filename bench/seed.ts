@@ -30,10 +30,11 @@ export async function seed(
   try {
     const userId = randomUUID();
     const passwordHash = await argon2.hash(BENCH_USER.password, { type: argon2.argon2id, ...argon2Options, parallelism: 1 });
-    await client.query(
-      `INSERT INTO users (id, email, name, password_hash, updated_at) VALUES ($1, $2, 'Bench', $3, now())`,
-      [userId, BENCH_USER.email, passwordHash],
-    );
+    await client.query(`INSERT INTO users (id, email, name, password_hash, updated_at) VALUES ($1, $2, 'Bench', $3, now())`, [
+      userId,
+      BENCH_USER.email,
+      passwordHash,
+    ]);
     const organizations: Record<string, SeededOrganization> = {};
     for (const [name, games] of Object.entries(gameCounts)) {
       organizations[name] = await seedOrganization(client, userId, name, games);
@@ -63,9 +64,6 @@ async function seedOrganization(client: pg.Client, userId: string, name: string,
      FROM generate_series(1, $2::int) AS n`,
     [id, games],
   );
-  const { rows } = await client.query<{ id: string }>(
-    `SELECT id FROM games WHERE organization_id = $1 ORDER BY random() LIMIT $2`,
-    [id, SAMPLE_SIZE],
-  );
+  const { rows } = await client.query<{ id: string }>(`SELECT id FROM games WHERE organization_id = $1 ORDER BY random() LIMIT $2`, [id, SAMPLE_SIZE]);
   return { id, games, token: secret, sampleGameIds: rows.map((r) => r.id) };
 }

@@ -131,7 +131,12 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
 
 export async function benchBrowserStage(networks: readonly Network[]): Promise<boolean> {
-  const browser = createBrowserManager({ mode: 'required', executablePath: process.env.BROWSER_EXECUTABLE_PATH || undefined, searchPath: (process.env.PATH ?? '').split(path.delimiter), concurrency: CONCURRENCY });
+  const browser = createBrowserManager({
+    mode: 'required',
+    executablePath: process.env.BROWSER_EXECUTABLE_PATH || undefined,
+    searchPath: (process.env.PATH ?? '').split(path.delimiter),
+    concurrency: CONCURRENCY,
+  });
   try {
     const builds = new Map<Network, Awaited<ReturnType<typeof build>>>();
     for (const network of networks) builds.set(network, await build(network));
@@ -178,7 +183,9 @@ export async function benchBrowserStage(networks: readonly Network[]): Promise<b
     console.log(`CPU per export (this process and its Chromium): ${cpuPerExport.toFixed(2)} s; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`);
     console.log(`peak memory: worker process ${self.toFixed(0)} MiB RSS; worker + Chromium ${tree.toFixed(0)} MiB (PSS) — ${pass ? 'within' : 'OVER'} the targets`);
     const parts = Object.entries(peak.byKind).map(([kind, { count, pss }]) => `${kind} ×${count} ${(pss / MIB).toFixed(0)} MiB`);
-    console.log(`  at the peak, ${peak.processes} processes: ${parts.join(', ')}; RSS summed over the tree ${(peak.treeRss / MIB).toFixed(0)} MiB (shared pages counted in each)`);
+    console.log(
+      `  at the peak, ${peak.processes} processes: ${parts.join(', ')}; RSS summed over the tree ${(peak.treeRss / MIB).toFixed(0)} MiB (shared pages counted in each)`,
+    );
     return pass;
   } finally {
     await browser.close();

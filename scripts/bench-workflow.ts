@@ -41,10 +41,12 @@ async function startReceiver() {
   const received: Received[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c)).on('end', () => {
-      received.push({ at: Date.now(), ...(JSON.parse(Buffer.concat(chunks).toString()) as Omit<Received, 'at'>) });
-      res.writeHead(204).end();
-    });
+    req
+      .on('data', (c: Buffer) => chunks.push(c))
+      .on('end', () => {
+        received.push({ at: Date.now(), ...(JSON.parse(Buffer.concat(chunks).toString()) as Omit<Received, 'at'>) });
+        res.writeHead(204).end();
+      });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { received, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, close: () => server.close() };
@@ -60,10 +62,10 @@ async function measureBatch() {
     // The sample game with the big image, uploaded through the real upload flow.
     const files: Array<[string, string, Buffer]> = [
       ['index.html', 'text/html', Buffer.from(readFileSync(path.join(SAMPLE, 'index.html'), 'utf8').replace('</body>', '<img src="big.png"></body>'))],
-      ...(['style.css', 'text/css', 'game.js', 'text/javascript', 'level.json', 'application/json', 'logo.png', 'image/png'].reduce<Array<[string, string, Buffer]>>(
+      ...['style.css', 'text/css', 'game.js', 'text/javascript', 'level.json', 'application/json', 'logo.png', 'image/png'].reduce<Array<[string, string, Buffer]>>(
         (list, value, i, all) => (i % 2 ? list : [...list, [value, all[i + 1]!, readFileSync(path.join(SAMPLE, value))]]),
         [],
-      )),
+      ),
       ['big.png', 'image/png', randomBytes(BIG_IMAGE_BYTES)],
     ];
     const game = await json(api('POST', '/games', { name: 'Bench game' }));
@@ -113,15 +115,21 @@ async function measureBatch() {
     const exportDelays = receiver.received.filter((r) => r.type.startsWith('export.')).map(delay);
     const batchDelays = receiver.received.filter((r) => r.type === 'export_batch.finished').map(delay);
     const zipGrowth = Math.max(zipPeak, downloadPeak) - beforeZip;
-    console.log(`batch: ${VARIANTS} variants × ${batch.exports.length / VARIANTS} networks = ${batch.exports.length} exports, ` +
-      `${batch.counts.succeeded} succeeded, ${batch.counts.failed} failed; exports ${((exportsDone - started) / 1000).toFixed(1)} s, ` +
-      `ZIP built ${((finished - exportsDone) / 1000).toFixed(1)} s later: ${mb(batch.size)} MiB (downloaded ${mb(downloaded)} MiB)`);
-    console.log(`API RSS: ${mb(before)} MiB before the batch; peak while exporting ${mb(exportingPeak)} (+${mb(exportingPeak - before)}); ` +
-      `${mb(beforeZip)} when the exports had finished; peak while building the ZIP ${mb(zipPeak)}, while serving it ${mb(downloadPeak)}`);
+    console.log(
+      `batch: ${VARIANTS} variants × ${batch.exports.length / VARIANTS} networks = ${batch.exports.length} exports, ` +
+        `${batch.counts.succeeded} succeeded, ${batch.counts.failed} failed; exports ${((exportsDone - started) / 1000).toFixed(1)} s, ` +
+        `ZIP built ${((finished - exportsDone) / 1000).toFixed(1)} s later: ${mb(batch.size)} MiB (downloaded ${mb(downloaded)} MiB)`,
+    );
+    console.log(
+      `API RSS: ${mb(before)} MiB before the batch; peak while exporting ${mb(exportingPeak)} (+${mb(exportingPeak - before)}); ` +
+        `${mb(beforeZip)} when the exports had finished; peak while building the ZIP ${mb(zipPeak)}, while serving it ${mb(downloadPeak)}`,
+    );
     console.log(`ZIP phases: RSS +${mb(zipGrowth)} MiB over the RSS before them (limit ${LIMIT_MB} MiB) → ${zipGrowth < LIMIT_MB * MEGABYTE ? 'PASS' : 'FAIL'}`);
-    console.log(`webhooks: ${exportDelays.length} export events, delay after the export finished: median ${median(exportDelays).toFixed(3)} s, ` +
-      `max ${Math.max(...exportDelays).toFixed(3)} s; export_batch.finished ${batchDelays.map((d) => `${d.toFixed(3)} s`).join(', ')} after the batch finished ` +
-      `(target median ≤ ${TARGET_WEBHOOK_SECONDS} s) → ${median(exportDelays) <= TARGET_WEBHOOK_SECONDS ? 'PASS' : 'FAIL'}`);
+    console.log(
+      `webhooks: ${exportDelays.length} export events, delay after the export finished: median ${median(exportDelays).toFixed(3)} s, ` +
+        `max ${Math.max(...exportDelays).toFixed(3)} s; export_batch.finished ${batchDelays.map((d) => `${d.toFixed(3)} s`).join(', ')} after the batch finished ` +
+        `(target median ≤ ${TARGET_WEBHOOK_SECONDS} s) → ${median(exportDelays) <= TARGET_WEBHOOK_SECONDS ? 'PASS' : 'FAIL'}`,
+    );
     const ok = batch.status === 'finished' && downloaded === batch.size && exportDelays.length === batch.exports.length && batchDelays.length === 1;
     if (!ok || zipGrowth >= LIMIT_MB * MEGABYTE || median(exportDelays) > TARGET_WEBHOOK_SECONDS) process.exitCode = 1;
   } finally {
@@ -140,19 +148,24 @@ async function measureArchive(count: number, artifactBytes: number) {
   try {
     const store = localStore(dataDir);
     for (let i = 0; i < count; i++) {
-      const chunks = Readable.from((function* () {
-        for (let sent = 0; sent < artifactBytes; sent += MEGABYTE) yield randomBytes(Math.min(MEGABYTE, artifactBytes - sent));
-      })());
+      const chunks = Readable.from(
+        (function* () {
+          for (let sent = 0; sent < artifactBytes; sent += MEGABYTE) yield randomBytes(Math.min(MEGABYTE, artifactBytes - sent));
+        })(),
+      );
       await store.writeStream(artifactKey(i), chunks, { contentType: 'application/zip' });
     }
-    const child = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, '--zip-only', dataDir, String(count), String(artifactBytes)], { stdio: 'inherit' });
+    const child = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, '--zip-only', dataDir, String(count), String(artifactBytes)], {
+      stdio: 'inherit',
+    });
     if (child.status !== 0) process.exitCode = 1;
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-const localStore = (dataDir: string) => createObjectStore(loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123' }));
+const localStore = (dataDir: string) =>
+  createObjectStore(loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123' }));
 const artifactKey = (i: number) => `orgs/o/exports/${i}/artifact.zip`;
 
 /** The child's part of measureArchive. */
@@ -178,8 +191,10 @@ async function zipOnly(dataDir: string, count: number, artifactBytes: number) {
   await store.writeStream('orgs/o/batches/bench.zip', archive.stream, { contentType: 'application/zip' });
   clearInterval(timer);
   const growth = Math.max(peak, process.memoryUsage().rss) - before;
-  console.log(`ZIP alone: ${count} artifacts × ${mb(artifactBytes)} MiB → ${mb(archive.bytes())} MiB ZIP in ${((Date.now() - started) / 1000).toFixed(1)} s, ` +
-    `RSS ${mb(before)} → peak ${mb(peak)} MiB: +${mb(growth)} MiB (limit ${LIMIT_MB} MiB) → ${growth < LIMIT_MB * MEGABYTE ? 'PASS' : 'FAIL'}`);
+  console.log(
+    `ZIP alone: ${count} artifacts × ${mb(artifactBytes)} MiB → ${mb(archive.bytes())} MiB ZIP in ${((Date.now() - started) / 1000).toFixed(1)} s, ` +
+      `RSS ${mb(before)} → peak ${mb(peak)} MiB: +${mb(growth)} MiB (limit ${LIMIT_MB} MiB) → ${growth < LIMIT_MB * MEGABYTE ? 'PASS' : 'FAIL'}`,
+  );
   if (growth >= LIMIT_MB * MEGABYTE) process.exitCode = 1;
 }
 

@@ -50,22 +50,16 @@ const asPrisma6 = (schema) =>
     .replace(/provider\s*=\s*"postgresql"/, `provider = "postgresql"\n  url = ${JSON.stringify(reachableDatabase)}`);
 
 const current = readFileSync(path.join(root, 'prisma/schema.prisma'), 'utf8');
-const previous = fromEmpty
-  ? null
-  : execFileSync('git', ['show', `${fromRev}:prisma/schema.prisma`], { cwd: root, encoding: 'utf8' });
+const previous = fromEmpty ? null : execFileSync('git', ['show', `${fromRev}:prisma/schema.prisma`], { cwd: root, encoding: 'utf8' });
 writeFileSync(path.join(work, 'to.prisma'), asPrisma6(current));
 const fromArgs = previous === null ? ['--from-empty'] : ['--from-schema-datamodel', 'from.prisma'];
 if (previous !== null) writeFileSync(path.join(work, 'from.prisma'), asPrisma6(previous));
 
-const diff = spawnSync(
-  'npx',
-  ['prisma', 'migrate', 'diff', ...fromArgs, '--to-schema-datamodel', 'to.prisma', '--script'],
-  {
-    cwd: work,
-    encoding: 'utf8',
-    env: { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: process.execPath, PRISMA_QUERY_ENGINE_LIBRARY: process.execPath },
-  },
-);
+const diff = spawnSync('npx', ['prisma', 'migrate', 'diff', ...fromArgs, '--to-schema-datamodel', 'to.prisma', '--script'], {
+  cwd: work,
+  encoding: 'utf8',
+  env: { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: process.execPath, PRISMA_QUERY_ENGINE_LIBRARY: process.execPath },
+});
 if (diff.status !== 0) {
   console.error(diff.stderr);
   process.exit(diff.status ?? 1);

@@ -86,8 +86,7 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
     return503OnClosing: false,
     // Errors the router raises before any route runs (bad URL encoding, over-long id). Hooks
     // do not run for them, hence the headers here.
-    frameworkErrors: (error, request, reply) =>
-      frameworkErrors(error, request, reply.header('API-Version', API_VERSION).header(REQUEST_ID_HEADER, request.id)),
+    frameworkErrors: (error, request, reply) => frameworkErrors(error, request, reply.header('API-Version', API_VERSION).header(REQUEST_ID_HEADER, request.id)),
     // Requests Node's HTTP parser refuses, before Fastify sees them (CONTRACT §8).
     clientErrorHandler: (error, socket) => clientErrorHandler(error, socket, API_VERSION),
   }).withTypeProvider<ZodTypeProvider>();

@@ -27,7 +27,12 @@ export const envSchema = z.object({
   WEB_APP_ORIGINS: z
     .string()
     .default('')
-    .transform((s) => s.split(',').map((o) => o.trim()).filter(Boolean)),
+    .transform((s) =>
+      s
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
+    ),
   COOKIE_SECURE: booleanFlag.optional(),
 
   /** Which proxies' X-Forwarded-* headers to believe: 'true' (all), 'false', or comma-separated IPs/CIDRs. */
@@ -40,7 +45,10 @@ export const envSchema = z.object({
   TLS_KEY_FILE: z.string().min(1).optional(),
 
   /** Rate-limit counters live here when set (shared by every instance), else in memory. */
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .optional(),
   RATE_LIMIT_STANDARD_MAX: z.coerce.number().int().min(1).default(100),
   RATE_LIMIT_STANDARD_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
   RATE_LIMIT_SENSITIVE_MAX: z.coerce.number().int().min(1).default(20),
@@ -76,7 +84,12 @@ export const envSchema = z.object({
   /** Delay before a retry (doubled per attempt, with jitter). */
   EXPORT_RETRY_DELAY_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
   /** Bytes of optimized files a worker process keeps for the next export of the same files (0: none). */
-  EXPORT_OPTIMIZE_CACHE_BYTES: z.coerce.number().int().min(0).max(4 * 1024 ** 3).default(32 * 1024 * 1024),
+  EXPORT_OPTIMIZE_CACHE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(4 * 1024 ** 3)
+    .default(32 * 1024 * 1024),
   /** The audio encoder `optimize: "fit"` uses to lower bitrates; looked up on PATH. Without it audio is left as is. */
   FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
   /** How often an idle worker looks for new jobs. */
@@ -91,7 +104,12 @@ export const envSchema = z.object({
   WEBHOOK_ALLOWED_HOSTS: z
     .string()
     .default('')
-    .transform((s) => s.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean)),
+    .transform((s) =>
+      s
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
+    ),
   /** An attempt's whole request and response must fit in this. */
   WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(60).default(10),
   /** Attempts per delivery, the first included. */
@@ -121,13 +139,28 @@ export const envSchema = z.object({
   /** Lifetime of an asset's downloadUrl. */
   DOWNLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(1).max(604800).default(300),
   /** Largest asset accepted (100 MiB by default). */
-  MAX_UPLOAD_BYTES: z.coerce.number().int().min(1).max(5 * 1024 ** 3).default(100 * 1024 * 1024),
+  MAX_UPLOAD_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(5 * 1024 ** 3)
+    .default(100 * 1024 * 1024),
   /** HMAC key of the local store's signed URLs. Required in production with the local store. */
   STORAGE_SIGNING_SECRET: z.string().min(32).optional(),
   /** Bytes each organization may keep in assets, pending uploads' declared sizes included (10 GiB). */
-  ORG_STORAGE_QUOTA_BYTES: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(10 * 1024 ** 3),
+  ORG_STORAGE_QUOTA_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(Number.MAX_SAFE_INTEGER)
+    .default(10 * 1024 ** 3),
   /** How often abandoned uploads and orphaned objects are swept; 0 turns the sweeper off. */
-  STORAGE_SWEEP_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(7 * 24 * 3600).default(3600),
+  STORAGE_SWEEP_INTERVAL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 24 * 3600)
+    .default(3600),
 
   // Operations (README "Operations").
   /** When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>`. */

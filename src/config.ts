@@ -202,9 +202,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
             publicEndpoint: env.S3_PUBLIC_ENDPOINT,
             forcePathStyle: env.S3_FORCE_PATH_STYLE,
             credentials:
-              env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY
-                ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY }
-                : undefined,
+              env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY } : undefined,
           }
         : {
             kind: 'local',
@@ -229,7 +227,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
 
 function parseTrustProxy(value: string): boolean | string[] {
   if (value === 'true' || value === 'false') return value === 'true';
-  return value.split(',').map((s) => s.trim()).filter(Boolean);
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 function oidcConfig(env: ParsedEnv, publicUrl: string, problems: string[]): OidcConfig | null {

@@ -43,7 +43,19 @@ describe('POST /storage/urls validation', () => {
   });
 
   it('accepts each kind on the allow-list and a 255-byte name', async () => {
-    const types = ['image/webp', 'audio/ogg', 'video/mp4', 'font/woff2', 'application/json', 'text/javascript', 'text/css', 'text/html', 'application/wasm', 'model/gltf+json', 'model/gltf-binary'];
+    const types = [
+      'image/webp',
+      'audio/ogg',
+      'video/mp4',
+      'font/woff2',
+      'application/json',
+      'text/javascript',
+      'text/css',
+      'text/html',
+      'application/wasm',
+      'model/gltf+json',
+      'model/gltf-binary',
+    ];
     for (const contentType of types) {
       expect((await t.as(alice).post('/storage/urls', { fileName: 'x', contentType })).statusCode).toBe(201);
     }
@@ -193,10 +205,11 @@ describe('DELETE /assets/{id}', () => {
   it('refuses with 409 while a variant uses the asset, and keeps it', async () => {
     const game = (await t.as(alice).post('/games', { name: 'With variant' })).json();
     const asset = await t.uploadAsset(alice, { fileName: 'index.html', contentType: 'text/html', body: '<p>hi</p>', gameId: game.id });
-    await t.sql(
-      `INSERT INTO variants (id, organization_id, game_id, name, entry_asset_id, updated_at) VALUES (gen_random_uuid(), $1, $2, 'v1', $3, now())`,
-      [alice.organization.id, game.id, asset.id],
-    );
+    await t.sql(`INSERT INTO variants (id, organization_id, game_id, name, entry_asset_id, updated_at) VALUES (gen_random_uuid(), $1, $2, 'v1', $3, now())`, [
+      alice.organization.id,
+      game.id,
+      asset.id,
+    ]);
     expectError(await t.as(alice).delete(`/assets/${asset.id}`), 409, 'DUPLICATE_RESOURCE');
     expect((await t.as(alice).get(`/assets/${asset.id}`)).json()).toMatchObject({ status: 'ready' });
     expect(await t.store.head(`orgs/${alice.organization.id}/assets/${asset.id}`)).not.toBeNull();

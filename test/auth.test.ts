@@ -21,7 +21,10 @@ function sessionCookie(res: { headers: Record<string, unknown> }): string {
 }
 
 function cookieAttributes(cookie: string): string[] {
-  return cookie.split(';').slice(1).map((a) => a.trim().toLowerCase());
+  return cookie
+    .split(';')
+    .slice(1)
+    .map((a) => a.trim().toLowerCase());
 }
 
 describe('POST /auth/register', () => {
@@ -31,10 +34,7 @@ describe('POST /auth/register', () => {
     const body = res.json();
     expect(body.user).toEqual({ id: expect.any(String), email: 'ada@example.com', name: 'Ada', createdAt: expect.any(String) });
     expect(body.organization).toMatchObject({ id: expect.any(String), role: 'owner' });
-    const [membership] = await t.sql('SELECT role FROM memberships WHERE user_id = $1 AND organization_id = $2', [
-      body.user.id,
-      body.organization.id,
-    ]);
+    const [membership] = await t.sql('SELECT role FROM memberships WHERE user_id = $1 AND organization_id = $2', [body.user.id, body.organization.id]);
     expect(membership).toEqual({ role: 'owner' });
 
     const me = await t.as({ headers: { cookie: sessionCookie(res).split(';')[0]! } }).get('/auth/me');
@@ -236,11 +236,7 @@ describe('GET /auth/me', () => {
 describe('cookie-authenticated writes', () => {
   it('are refused from a foreign Origin (403) and accepted from the service itself', async () => {
     const user = await t.register();
-    expectError(
-      await t.as(user).post('/games', { name: 'from evil' }, { origin: 'https://evil.example' }),
-      403,
-      'INSUFFICIENT_PERMISSIONS',
-    );
+    expectError(await t.as(user).post('/games', { name: 'from evil' }, { origin: 'https://evil.example' }), 403, 'INSUFFICIENT_PERMISSIONS');
     const ok = await t.as(user).post('/games', { name: 'from us' }, { origin: t.config.publicUrl });
     expect(ok.statusCode).toBe(201);
   });

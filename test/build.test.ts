@@ -137,7 +137,10 @@ describe('the compiled server (dist/server.js) in production', () => {
   it("has loaded none of the packages the Dockerfile leaves out of the api image (the export worker's)", () => {
     const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8').replace(/\\\n/g, ' ');
     const deleted = /^FROM build AS api-dependencies\s+RUN npm pkg delete ((?:dependencies\.\S+ )+)/m.exec(dockerfile)?.[1];
-    const packages = (deleted ?? '').trim().split(/\s+/).map((entry) => entry.replace(/^dependencies\./, ''));
+    const packages = (deleted ?? '')
+      .trim()
+      .split(/\s+/)
+      .map((entry) => entry.replace(/^dependencies\./, ''));
     expect(packages).toEqual(expect.arrayContaining(['sharp', 'playwright-core']));
     const modules = readFileSync(modulesFile, 'utf8').split('\n').filter(Boolean);
     expect(modules.filter((m) => packages.some((name) => m.includes(`/node_modules/${name}/`)))).toEqual([]);

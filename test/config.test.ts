@@ -51,9 +51,7 @@ describe('production configuration', () => {
   });
 
   it('refuses a placeholder STORAGE_SIGNING_SECRET', () => {
-    expect(refusal({ ...production(), STORAGE_SIGNING_SECRET: 'change-me-change-me-change-me-change-me' })).toMatch(
-      /STORAGE_SIGNING_SECRET: .*placeholder/,
-    );
+    expect(refusal({ ...production(), STORAGE_SIGNING_SECRET: 'change-me-change-me-change-me-change-me' })).toMatch(/STORAGE_SIGNING_SECRET: .*placeholder/);
   });
 
   it("refuses MinIO's default credentials (the compose defaults)", () => {

@@ -27,10 +27,12 @@ const LUNA_SHIM = 'window.Luna = window.Luna ||';
 const SNAPCHAT_ADAPTER = 'mraid.open = function () { open.call(mraid, "{{ .ClickTrackingUrl }}"); }';
 
 /** A build whose entry is `html` and whose only other file is game.js holding `script`. */
-const build = (html: string, script = '') => (game: Game) => {
-  game.entry = { fileName: 'index.html', contentType: 'text/html', bytes: Buffer.from(html) };
-  game.assets = [{ fileName: 'game.js', contentType: 'text/javascript', bytes: Buffer.from(script) }];
-};
+const build =
+  (html: string, script = '') =>
+  (game: Game) => {
+    game.entry = { fileName: 'index.html', contentType: 'text/html', bytes: Buffer.from(html) };
+    game.assets = [{ fileName: 'game.js', contentType: 'text/javascript', bytes: Buffer.from(script) }];
+  };
 const page = (body: string) => `<!doctype html><html><head><title>t</title></head><body><h1>Hi</h1>${body}</body></html>`;
 const fixture = (dir: string) => (game: Game) => Object.assign(game, fixtureGame(dir));
 
@@ -81,7 +83,7 @@ describe('report.entry.api', () => {
   it('reads scripts as JavaScript: names in comments and strings do not count, inline handlers do', { timeout: 120_000 }, async () => {
     const commented = build(
       page('<script>/* window.playable.cta() */ var hint = "Luna.Unity.Playable.InstallFullGame()";</script><script src="game.js"></script>'),
-      '// mraid.open(url) once MRAID is ready\nvar note = \'mraid.getState()\';',
+      "// mraid.open(url) once MRAID is ready\nvar note = 'mraid.getState()';",
     );
     const handler = build(page('<button onclick="mraid.open(\'https://x.test/store\')">Install</button>'));
     const lunaEvents = build(page('<script src="game.js"></script>'), "window.addEventListener('luna:unmute', function () {});");
@@ -107,7 +109,7 @@ describe('report.entry.api', () => {
 describe('an MRAID-native build', () => {
   const NETWORKS: Network[] = ['applovin', 'ironsource', 'snapchat', 'tiktok', 'vungle', 'moloco', 'google', 'meta', 'mintegral'];
 
-  it('keeps the network\'s mraid.js on MRAID networks and gets a shim elsewhere, passing each network\'s rules', { timeout: 120_000 }, async () => {
+  it("keeps the network's mraid.js on MRAID networks and gets a shim elsewhere, passing each network's rules", { timeout: 120_000 }, async () => {
     const [mraid, sample] = await Promise.all([exportBuild('Tile Rush', fixture('mraid-native'), NETWORKS), exportBuild('Sample', undefined, NETWORKS)]);
     for (const network of NETWORKS) {
       const { exported, html, bytes } = mraid.get(network)!;

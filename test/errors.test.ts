@@ -67,11 +67,7 @@ describe('error table (CONTRACT §2)', () => {
       expectError(await raw('POST', '/games', 'name=x', { 'content-type': contentType }), 415, 'UNSUPPORTED_MEDIA_TYPE');
     }
     // A body with no Content-Type at all.
-    expectError(
-      await t.inject({ method: 'POST', url: '/api/games', payload: Buffer.from('{"name":"x"}'), headers: user.headers }),
-      415,
-      'UNSUPPORTED_MEDIA_TYPE',
-    );
+    expectError(await t.inject({ method: 'POST', url: '/api/games', payload: Buffer.from('{"name":"x"}'), headers: user.headers }), 415, 'UNSUPPORTED_MEDIA_TYPE');
     expect(await t.rowCounts()).toEqual(before);
   });
 

@@ -144,7 +144,9 @@ describe('POST /export-batches', () => {
     expect(finished.counts).toEqual({ queued: 0, processing: 0, succeeded: 0, failed: 1 });
     const entries = await downloadZip(finished);
     expect(entries.map((e) => e.name)).toEqual(['manifest.json']);
-    expect(JSON.parse(entries[0]!.bytes.toString()).exports).toEqual([expect.objectContaining({ status: 'failed', path: null, error: expect.stringMatching(/limit/) })]);
+    expect(JSON.parse(entries[0]!.bytes.toString()).exports).toEqual([
+      expect.objectContaining({ status: 'failed', path: null, error: expect.stringMatching(/limit/) }),
+    ]);
   });
 
   it('returns the same batch for a retried request with the same Idempotency-Key; other settings → 409', async () => {
@@ -219,7 +221,11 @@ describe('POST /export-batches', () => {
     const carol = await t.register();
     await t.addMember(alice, alice.organization.id, carol, 'member');
     await t.addMember(bob, bob.organization.id, carol, 'member');
-    const mixed = expectError(await t.as(carol).post('/export-batches', { variantIds: [bobs.variant.id, meadow.variant.id], networks: ['unity'] }), 400, 'VALIDATION_ERROR');
+    const mixed = expectError(
+      await t.as(carol).post('/export-batches', { variantIds: [bobs.variant.id, meadow.variant.id], networks: ['unity'] }),
+      400,
+      'VALIDATION_ERROR',
+    );
     expect(mixed.message).toBe('variantIds must all be variants of one organization');
     expect((await t.rowCounts()).export_batches).toBe(before.export_batches);
 
@@ -234,7 +240,9 @@ describe('POST /export-batches', () => {
     expect(denied.message).toBe('Insufficient permissions. Required: exports:write');
     expect((await t.as(reader).get('/export-batches')).statusCode).toBe(200);
     const gamesOnly = await t.createToken(alice, ['games:read']);
-    expect(expectError(await t.as(gamesOnly).get('/export-batches'), 403, 'INSUFFICIENT_PERMISSIONS').message).toBe('Insufficient permissions. Required: exports:read');
+    expect(expectError(await t.as(gamesOnly).get('/export-batches'), 403, 'INSUFFICIENT_PERMISSIONS').message).toBe(
+      'Insufficient permissions. Required: exports:read',
+    );
   });
 });
 
@@ -243,7 +251,9 @@ describe('deleting a variant or game of a batch', () => {
     const doomed = await createSampleVariant(t, alice, { name: 'Doomed' });
     const created = (await t.as(alice).post('/export-batches', { variantIds: [meadow.variant.id, doomed.variant.id], networks: ['unity'] })).json();
     const first = await waitForBatch(t, alice, created.id);
-    const [{ storage_key: oldZip }] = (await t.sql<{ storage_key: string }>('SELECT storage_key FROM export_batches WHERE id = $1', [created.id])) as [{ storage_key: string }];
+    const [{ storage_key: oldZip }] = (await t.sql<{ storage_key: string }>('SELECT storage_key FROM export_batches WHERE id = $1', [created.id])) as [
+      { storage_key: string },
+    ];
     expect((await downloadZip(first)).map((e) => e.name)).toEqual(['Meadow Mayhem/unity/index.html', 'Doomed/unity/index.html', 'manifest.json']);
 
     expect((await t.as(alice).delete(`/variants/${doomed.variant.id}`)).statusCode).toBe(204);
@@ -260,7 +270,9 @@ describe('deleting a variant or game of a batch', () => {
     const lonely = await createSampleVariant(t, alice, { name: 'Lonely' });
     const created = (await t.as(alice).post('/export-batches', { variantIds: [lonely.variant.id], networks: ['unity', 'applovin'] })).json();
     await waitForBatch(t, alice, created.id);
-    const [{ storage_key: zip }] = (await t.sql<{ storage_key: string }>('SELECT storage_key FROM export_batches WHERE id = $1', [created.id])) as [{ storage_key: string }];
+    const [{ storage_key: zip }] = (await t.sql<{ storage_key: string }>('SELECT storage_key FROM export_batches WHERE id = $1', [created.id])) as [
+      { storage_key: string },
+    ];
 
     expect((await t.as(alice).delete(`/games/${lonely.game.id}`)).statusCode).toBe(204);
     expectError(await t.as(alice).get(`/export-batches/${created.id}`), 404, 'RESOURCE_NOT_FOUND');

@@ -45,40 +45,48 @@ afterAll(() => t.close());
 // Each test starts two or three worker processes (tsx, sharp, esbuild): on a loaded 2-core
 // machine that alone can take most of the default 30 s.
 describe('a worker killed mid-export', () => {
-  it('leaves the export processing; a restarted worker retries and finishes it', async () => {
-    const sample = await createSampleVariant(t, alice);
-    const gameJs = sample.assets.find((a) => a.fileName === 'game.js')!;
-    const blocked = await blockReads(gameJs.id);
-    const { id } = (await t.as(alice).post('/export', { variantId: sample.variant.id, network: 'applovin' })).json();
+  it(
+    'leaves the export processing; a restarted worker retries and finishes it',
+    async () => {
+      const sample = await createSampleVariant(t, alice);
+      const gameJs = sample.assets.find((a) => a.fileName === 'game.js')!;
+      const blocked = await blockReads(gameJs.id);
+      const { id } = (await t.as(alice).post('/export', { variantId: sample.variant.id, network: 'applovin' })).json();
 
-    const first = workers.start();
-    await waitFor(async () => (await statusOf(id)).status === 'processing', 'the first worker to start the export');
-    await workers.kill(first);
-    expect(await statusOf(id)).toEqual({ status: 'processing', attempts: 1 });
+      const first = workers.start();
+      await waitFor(async () => (await statusOf(id)).status === 'processing', 'the first worker to start the export');
+      await workers.kill(first);
+      expect(await statusOf(id)).toEqual({ status: 'processing', attempts: 1 });
 
-    blocked.restore();
-    workers.start();
-    const exported = await waitForExport(t, alice, id, 90_000);
-    expect(exported).toMatchObject({ status: 'succeeded', attempts: 2, error: null });
-    expectSampleArtifact('applovin', await downloadArtifact(t, exported));
-  }, WORKER_TEST_TIMEOUT_MS);
+      blocked.restore();
+      workers.start();
+      const exported = await waitForExport(t, alice, id, 90_000);
+      expect(exported).toMatchObject({ status: 'succeeded', attempts: 2, error: null });
+      expectSampleArtifact('applovin', await downloadArtifact(t, exported));
+    },
+    WORKER_TEST_TIMEOUT_MS,
+  );
 
-  it('fails the export with a clear error once its attempts are used up', async () => {
-    const sample = await createSampleVariant(t, alice, { name: 'Doomed' });
-    const gameJs = sample.assets.find((a) => a.fileName === 'game.js')!;
-    const blocked = await blockReads(gameJs.id);
-    const { id } = (await t.as(alice).post('/export', { variantId: sample.variant.id, network: 'unity' })).json();
+  it(
+    'fails the export with a clear error once its attempts are used up',
+    async () => {
+      const sample = await createSampleVariant(t, alice, { name: 'Doomed' });
+      const gameJs = sample.assets.find((a) => a.fileName === 'game.js')!;
+      const blocked = await blockReads(gameJs.id);
+      const { id } = (await t.as(alice).post('/export', { variantId: sample.variant.id, network: 'unity' })).json();
 
-    // Both attempts (EXPORT_MAX_ATTEMPTS=2) die with their worker.
-    for (const attempt of [1, 2]) {
-      const worker = workers.start();
-      await waitFor(async () => (await statusOf(id)).attempts === attempt, `attempt ${attempt} to start`);
-      await workers.kill(worker);
-    }
-    blocked.restore();
-    workers.start();
-    const exported = await waitForExport(t, alice, id, 90_000);
-    expect(exported).toMatchObject({ status: 'failed', attempts: 2, downloadUrl: null });
-    expect(exported.error).toBe('Export did not finish after 2 attempts: the worker stopped or took longer than 5 s');
-  }, WORKER_TEST_TIMEOUT_MS);
+      // Both attempts (EXPORT_MAX_ATTEMPTS=2) die with their worker.
+      for (const attempt of [1, 2]) {
+        const worker = workers.start();
+        await waitFor(async () => (await statusOf(id)).attempts === attempt, `attempt ${attempt} to start`);
+        await workers.kill(worker);
+      }
+      blocked.restore();
+      workers.start();
+      const exported = await waitForExport(t, alice, id, 90_000);
+      expect(exported).toMatchObject({ status: 'failed', attempts: 2, downloadUrl: null });
+      expect(exported.error).toBe('Export did not finish after 2 attempts: the worker stopped or took longer than 5 s');
+    },
+    WORKER_TEST_TIMEOUT_MS,
+  );
 });

@@ -58,7 +58,9 @@ describe('failed exports', () => {
     const res = await t.as(alice).post('/export', { variantId: big.variant.id, network: 'meta' });
     const exported = await waitForExport(t, alice, res.json().id);
     expect(exported).toMatchObject({ status: 'failed', downloadUrl: null, size: null });
-    expect(exported.error).toMatch(/^The meta export is 2\.\d\d MB \(\d+ bytes\), over the network's limit of 2\.00 MB \(2000000 bytes\)\. Largest assets: huge\.png/);
+    expect(exported.error).toMatch(
+      /^The meta export is 2\.\d\d MB \(\d+ bytes\), over the network's limit of 2\.00 MB \(2000000 bytes\)\. Largest assets: huge\.png/,
+    );
   });
 
   it('fails naming a referenced file that is not part of the variant', async () => {
@@ -96,7 +98,11 @@ describe('POST /export requests', () => {
     expect((await t.as(alice).get(`/exports/${chosen.json().id}`)).json()).toMatchObject({ optimize: 'none', validation: 'report' });
 
     const before = await countExports();
-    expectError(await t.as(alice).post('/export', { variantId: sample.variant.id, network: 'applovin', optimize: 'fit', validation: 'report' }, headers), 409, 'DUPLICATE_RESOURCE');
+    expectError(
+      await t.as(alice).post('/export', { variantId: sample.variant.id, network: 'applovin', optimize: 'fit', validation: 'report' }, headers),
+      409,
+      'DUPLICATE_RESOURCE',
+    );
     expectError(await t.as(alice).post('/export', { variantId: sample.variant.id, network: 'applovin', optimize: 'max' }), 400, 'VALIDATION_ERROR');
     expectError(await t.as(alice).post('/export', { variantId: sample.variant.id, network: 'applovin', validation: 'off' }), 400, 'VALIDATION_ERROR');
     expect(await countExports()).toBe(before);
@@ -123,7 +129,10 @@ describe('POST /export requests', () => {
 
   it('needs exports:write to export and exports:read to read', async () => {
     const reader = await t.createToken(alice, ['exports:read']);
-    const denied = expectError(await t.as(reader).post('/export', { variantId: sample.variant.id, network: 'unity' }), 403, ['INSUFFICIENT_PERMISSIONS', 'Forbidden']);
+    const denied = expectError(await t.as(reader).post('/export', { variantId: sample.variant.id, network: 'unity' }), 403, [
+      'INSUFFICIENT_PERMISSIONS',
+      'Forbidden',
+    ]);
     expect(denied.message).toBe('Insufficient permissions. Required: exports:write');
     expect((await t.as(reader).get('/exports')).statusCode).toBe(200);
     const gamesOnly = await t.createToken(alice, ['games:read']);

@@ -55,7 +55,12 @@ describe('games list: total and cursors', () => {
     for (const name of ['w1', 'w2', 'w3', 'w4', 'w5']) await t.as(alice).post('/games', { name, organizationId: org.id });
     await t.sql(`UPDATE games SET created_at = '2030-01-01T00:00:00Z' WHERE organization_id = $1`, [org.id]);
 
-    for (const [sort, order] of [['createdAt', 'desc'], ['createdAt', 'asc'], ['name', 'asc'], ['updatedAt', 'desc']]) {
+    for (const [sort, order] of [
+      ['createdAt', 'desc'],
+      ['createdAt', 'asc'],
+      ['name', 'asc'],
+      ['updatedAt', 'desc'],
+    ]) {
       const query = `organizationId=${org.id}&limit=2&sort=${sort}&order=${order}`;
       const byPage = [];
       for (const page of [1, 2, 3]) byPage.push(...(await t.as(alice).get(`/games?${query}&page=${page}`)).json().data.map((g: { name: string }) => g.name));

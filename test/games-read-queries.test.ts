@@ -60,7 +60,9 @@ beforeAll(async () => {
   for (const name of names) await create(alice, alice.organization.id, name, name.length % 2 ? null : `About ${name}`);
   for (const name of ['alpha', 'other beta']) await create(alice, aliceSecond, name);
   for (const name of ['alpha', 'bob only']) await create(bob, bob.organization.id, name);
-  await t.sql(`UPDATE games SET created_at = '2026-01-01T00:00:00Z', updated_at = '2026-02-01T00:00:00Z' WHERE name IN ('beta', 'BETA three', 'gamma', 'zeta', 'Zeta')`);
+  await t.sql(
+    `UPDATE games SET created_at = '2026-01-01T00:00:00Z', updated_at = '2026-02-01T00:00:00Z' WHERE name IN ('beta', 'BETA three', 'gamma', 'zeta', 'Zeta')`,
+  );
 });
 afterAll(() => t.close());
 

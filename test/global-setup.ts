@@ -59,10 +59,10 @@ export default async function setup(project: TestProject) {
   return async () => {
     const client = new pg.Client({ connectionString: serverUrl });
     await client.connect();
-    const { rows } = await client.query<{ datname: string }>(
-      `SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname = $2`,
-      [`pcs_test_${process.pid}_%`, templateDatabase],
-    );
+    const { rows } = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname = $2`, [
+      `pcs_test_${process.pid}_%`,
+      templateDatabase,
+    ]);
     for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(datname)} WITH (FORCE)`);
     await client.end();
     await stop();

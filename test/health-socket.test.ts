@@ -39,7 +39,12 @@ describe('the health socket', () => {
       expect((await get(socketPath, '/api/health/ready')).status).toBe(200);
       expect((await get(socketPath, '/api/health', 'HEAD')).status).toBe(200);
       // Anything else is not served there: the socket is no way around HTTPS or authentication.
-      for (const [method, urlPath] of [['GET', '/api/games'], ['POST', '/api/health'], ['GET', '/api/health?x=1'], ['GET', '/metrics']]) {
+      for (const [method, urlPath] of [
+        ['GET', '/api/games'],
+        ['POST', '/api/health'],
+        ['GET', '/api/health?x=1'],
+        ['GET', '/metrics'],
+      ]) {
         const res = await get(socketPath, urlPath!, method);
         expect(res.status, `${method} ${urlPath}`).toBe(404);
         expect(JSON.parse(res.body)).toMatchObject({ statusCode: 404, error: 'RESOURCE_NOT_FOUND' });

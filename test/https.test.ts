@@ -92,7 +92,15 @@ describe('native TLS from TLS_CERT_FILE and TLS_KEY_FILE', () => {
     const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
       keySize: 2048,
       algorithm: 'sha256',
-      extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
+      extensions: [
+        {
+          name: 'subjectAltName',
+          altNames: [
+            { type: 2, value: 'localhost' },
+            { type: 7, ip: '127.0.0.1' },
+          ],
+        },
+      ],
     });
     const dir = mkdtempSync(path.join(tmpdir(), 'pcs-tls-'));
     writeFileSync(path.join(dir, 'cert.pem'), pems.cert);
@@ -105,14 +113,11 @@ describe('native TLS from TLS_CERT_FILE and TLS_KEY_FILE', () => {
     const { port } = server.app.server.address() as { port: number };
 
     const response = await new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
-      const req = httpsRequest(
-        { host: '127.0.0.1', port, path: '/api/games', ca: pems.cert, headers: alice.headers },
-        (res) => {
-          let body = '';
-          res.on('data', (chunk) => (body += chunk));
-          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-        },
-      );
+      const req = httpsRequest({ host: '127.0.0.1', port, path: '/api/games', ca: pems.cert, headers: alice.headers }, (res) => {
+        let body = '';
+        res.on('data', (chunk) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      });
       req.on('error', reject);
       req.end();
     });

@@ -147,7 +147,14 @@ describe('GET /auth/oidc/callback', () => {
     const { url, attempt } = await startLogin();
     const back = await provider.signIn(url, 'newcomer');
     expectError(await callback(back, undefined), 401, 'AUTHENTICATION_REQUIRED');
-    expectError(await callback(back, attempt.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'))), 401, 'AUTHENTICATION_REQUIRED');
+    expectError(
+      await callback(
+        back,
+        attempt.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')),
+      ),
+      401,
+      'AUTHENTICATION_REQUIRED',
+    );
     expect((await callback(back, attempt)).statusCode).toBe(302);
     expectError(await callback(back, attempt), 401, 'AUTHENTICATION_REQUIRED');
   });

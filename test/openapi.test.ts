@@ -53,9 +53,7 @@ function servedRoutes(app: FastifyInstance): Array<{ method: string; url: string
 
 /** The documented API: everything under /api except the document and the docs page themselves. */
 const apiRoutes = () =>
-  servedRoutes(t.app).filter(
-    ({ method, url }) => method !== 'HEAD' && url.startsWith('/api/') && !url.startsWith('/api/docs') && url !== '/api/openapi.json',
-  );
+  servedRoutes(t.app).filter(({ method, url }) => method !== 'HEAD' && url.startsWith('/api/') && !url.startsWith('/api/docs') && url !== '/api/openapi.json');
 
 const toOpenApiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}');
 
@@ -67,9 +65,7 @@ describe('OpenAPI document', () => {
   it('lists every route the app serves, and no route it does not', () => {
     const served = apiRoutes().map(({ method, url }) => `${method} ${toOpenApiPath(url)}`);
     expect(served.length).toBeGreaterThan(15);
-    const documented = Object.entries(document.paths).flatMap(([path, operations]) =>
-      Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
-    );
+    const documented = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`));
     expect(documented.sort()).toEqual(served.sort());
   });
 

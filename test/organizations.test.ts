@@ -102,7 +102,11 @@ describe('members', () => {
     const admin = await t.register();
     const member = await t.register();
     const leaver = await t.register();
-    for (const [user, role] of [[admin, 'admin'], [member, 'member'], [leaver, 'member']] as const) {
+    for (const [user, role] of [
+      [admin, 'admin'],
+      [member, 'member'],
+      [leaver, 'member'],
+    ] as const) {
       await t.addMember(owner, owner.organization.id, user, role);
     }
     const url = `/organizations/${owner.organization.id}/members`;

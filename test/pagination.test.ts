@@ -63,7 +63,12 @@ describe('list parameters', () => {
   });
 
   it('computes totalPages as ceil(total / limit), 0 when empty', async () => {
-    for (const [limit, totalPages] of [[1, 25], [24, 2], [25, 1], [100, 1]] as const) {
+    for (const [limit, totalPages] of [
+      [1, 25],
+      [24, 2],
+      [25, 1],
+      [100, 1],
+    ] as const) {
       expect((await t.as(user).get(`/games?limit=${limit}`)).json().meta.totalPages).toBe(totalPages);
     }
     expect((await t.as(empty).get('/games')).json()).toEqual({ data: [], meta: { page: 1, limit: 20, total: 0, totalPages: 0 } });

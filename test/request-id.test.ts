@@ -103,9 +103,7 @@ describe('X-Request-Id', () => {
   it('is on every log line of the request, its own or a generated one', async () => {
     await t.inject({ method: 'GET', url: '/api/test/fails', headers: withId('trace-me-42') });
     const ofRequest = lines.filter((line) => line.reqId === 'trace-me-42');
-    expect(ofRequest.map((line) => line.msg)).toEqual(
-      expect.arrayContaining(['incoming request', 'working on it', 'unhandled error', 'request completed']),
-    );
+    expect(ofRequest.map((line) => line.msg)).toEqual(expect.arrayContaining(['incoming request', 'working on it', 'unhandled error', 'request completed']));
     // No line of that request went out without its id.
     const mentioning = lines.filter((line) => JSON.stringify(line).includes('/api/test/fails') || line.msg === 'working on it');
     expect(mentioning.every((line) => typeof line.reqId === 'string')).toBe(true);

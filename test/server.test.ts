@@ -62,8 +62,7 @@ const isListening = (port: number) =>
     socket.once('error', () => resolve(false));
   });
 
-const post = (url: string, body: unknown) =>
-  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 it('starts with no DATABASE_URL, stops cleanly on SIGTERM and keeps its data across a restart', async () => {
   const postgresPort = await freePort();
@@ -147,7 +146,9 @@ it('refuses to start in production without DATABASE_URL, or with placeholder sec
 
   // A worker started before any API has no embedded PostgreSQL to join, and says so.
   const lonelyWorker = await startWorker(await freePort(), path.join(shared, 'no-api-here'));
-  const code = await new Promise((resolve) => (lonelyWorker.process.exitCode !== null ? resolve(lonelyWorker.process.exitCode) : lonelyWorker.process.once('exit', resolve)));
+  const code = await new Promise((resolve) =>
+    lonelyWorker.process.exitCode !== null ? resolve(lonelyWorker.process.exitCode) : lonelyWorker.process.once('exit', resolve),
+  );
   expect(code).toBe(1);
   expect(lonelyWorker.output).toMatch(/^Could not start the export worker: No embedded PostgreSQL in .*start the API \(npm start\) first, or set DATABASE_URL\n$/);
 }, 60_000);

@@ -117,7 +117,9 @@ describe('an upload URL whose asset was deleted (local store)', () => {
 
   const filesUnder = (directory: string) => {
     try {
-      return readdirSync(directory, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
+      return readdirSync(directory, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => e.name);
     } catch {
       return [];
     }

@@ -36,9 +36,7 @@ const filesIn = (directory: string) => {
  * every lazily opened file already count).
  */
 async function settledFileCount(): Promise<number> {
-  await Promise.all(
-    Array.from({ length: 6 }, (_, i) => t.uploadAsset(alice, { fileName: `warm-${i}.json`, contentType: 'application/json', body: '{}' })),
-  );
+  await Promise.all(Array.from({ length: 6 }, (_, i) => t.uploadAsset(alice, { fileName: `warm-${i}.json`, contentType: 'application/json', body: '{}' })));
   return openFileCount();
 }
 
@@ -98,9 +96,7 @@ describe('an upload that is malformed or aborted', () => {
     const baseline = await settledFileCount();
     const upload = await issueUpload();
     const head = httpRequest('PUT', upload.uploadUrl, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
-    const answers = await Promise.all(
-      Array.from({ length: 10 }, () => rawRequest(port, [head, '7d0\r\n', Buffer.alloc(2000, 0x20), 'zz\r\n'])),
-    );
+    const answers = await Promise.all(Array.from({ length: 10 }, () => rawRequest(port, [head, '7d0\r\n', Buffer.alloc(2000, 0x20), 'zz\r\n'])));
     // A 2000-byte chunk followed by `zz` where its CRLF must be: Node's parser refuses it.
     for (const answer of answers) expect(answer.text).toMatch(/^HTTP\/1\.1 400 /);
     await expectReleasedTo(baseline);

@@ -46,9 +46,7 @@ async function signatureFor(url: URL, headers: Record<string, string>): Promise<
   const params = Object.fromEntries(url.searchParams);
   const amzDate = params['X-Amz-Date']!;
   const signingDate = new Date(amzDate.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'));
-  const query = Object.fromEntries(
-    Object.entries(params).filter(([name]) => !SIGNATURE_PARAMS.includes(name) && name !== 'X-Amz-Content-Sha256'),
-  );
+  const query = Object.fromEntries(Object.entries(params).filter(([name]) => !SIGNATURE_PARAMS.includes(name) && name !== 'X-Amz-Content-Sha256'));
   const signer = new SignatureV4({ credentials, region: 'eu-central-1', service: 's3', sha256: Sha256, uriEscapePath: false });
   const signed = await signer.presign(
     {

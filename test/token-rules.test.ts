@@ -19,8 +19,7 @@ async function organizationWithAdmin() {
   const owner = await t.register();
   const admin = await t.register();
   await t.addMember(owner, owner.organization.id, admin, 'admin');
-  const asAdmin = (scopes: string[], extra: Record<string, unknown> = {}) =>
-    t.createToken(admin, scopes, { organizationId: owner.organization.id, ...extra });
+  const asAdmin = (scopes: string[], extra: Record<string, unknown> = {}) => t.createToken(admin, scopes, { organizationId: owner.organization.id, ...extra });
   return { owner, admin, organizationId: owner.organization.id, asAdmin };
 }
 

@@ -96,16 +96,9 @@ describe('POST /tokens', () => {
 
     const other = await t.register();
     const before = await t.rowCounts();
-    const error = expectError(await t.as(admin).post('/tokens', { name: 'escalate', scopes: ['assets:write'] }), 403, [
-      'INSUFFICIENT_PERMISSIONS',
-      'Forbidden',
-    ]);
+    const error = expectError(await t.as(admin).post('/tokens', { name: 'escalate', scopes: ['assets:write'] }), 403, ['INSUFFICIENT_PERMISSIONS', 'Forbidden']);
     expect(error.message).toBe('Insufficient permissions. Required: assets:write');
-    expectError(
-      await t.as(admin).post('/tokens', { name: 'elsewhere', scopes: ['games:read'], organizationId: other.organization.id }),
-      404,
-      'RESOURCE_NOT_FOUND',
-    );
+    expectError(await t.as(admin).post('/tokens', { name: 'elsewhere', scopes: ['games:read'], organizationId: other.organization.id }), 404, 'RESOURCE_NOT_FOUND');
     expect(await t.rowCounts()).toEqual(before);
   });
 
@@ -154,9 +147,7 @@ describe('GET /tokens', () => {
     const user = await t.register();
     const games = await t.createToken(user, ['games:read']);
     const writer = await t.createToken(user, ['tokens:write']);
-    expect(expectError(await t.as(games).get('/tokens'), 403, 'INSUFFICIENT_PERMISSIONS').message).toBe(
-      'Insufficient permissions. Required: tokens:read',
-    );
+    expect(expectError(await t.as(games).get('/tokens'), 403, 'INSUFFICIENT_PERMISSIONS').message).toBe('Insufficient permissions. Required: tokens:read');
     expect((await t.as(writer).get('/tokens')).statusCode).toBe(200);
   });
 

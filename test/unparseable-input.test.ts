@@ -127,10 +127,7 @@ describe("requests Node's HTTP parser refuses", () => {
   });
 
   it('a body past its Content-Length: the request is answered, the rest refused and the connection closed', async () => {
-    const res = await rawRequest(
-      port,
-      `POST /api/games HTTP/1.1\r\n${host()}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}garbage!\r\n\r\n`,
-    );
+    const res = await rawRequest(port, `POST /api/games HTTP/1.1\r\n${host()}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}garbage!\r\n\r\n`);
     // Node reads the body before it parses what follows: the request is answered first, then
     // the garbage after it gets the error body and the connection closes.
     expectRawError(res, 401, 'AUTHENTICATION_REQUIRED');

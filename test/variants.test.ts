@@ -122,11 +122,10 @@ describe('variants', () => {
   it('needs games:read to read and games:write to write', async () => {
     const reader = await t.createToken(alice, ['games:read']);
     expect((await t.as(reader).get(`/games/${game.id}/variants`)).statusCode).toBe(200);
-    const denied = expectError(
-      await t.as(reader).post(`/games/${game.id}/variants`, { name: 'Token', entryAssetId: entry.id }),
-      403,
-      ['INSUFFICIENT_PERMISSIONS', 'Forbidden'],
-    );
+    const denied = expectError(await t.as(reader).post(`/games/${game.id}/variants`, { name: 'Token', entryAssetId: entry.id }), 403, [
+      'INSUFFICIENT_PERMISSIONS',
+      'Forbidden',
+    ]);
     expect(denied.message).toBe('Insufficient permissions. Required: games:write');
     const writer = await t.createToken(alice, ['games:write']);
     expect((await t.as(writer).post(`/games/${game.id}/variants`, { name: 'Token', entryAssetId: entry.id })).statusCode).toBe(201);

@@ -104,7 +104,9 @@ describe('subscriptions', () => {
 
     expect((await t.as(reader).get('/webhooks')).json().meta.total).toBe(1);
     expect((await t.as(reader).get(`/webhooks/${hook.id}/deliveries`)).statusCode).toBe(200);
-    expect(expectError(await t.as(reader).post('/webhooks', newHook), 403, 'INSUFFICIENT_PERMISSIONS').message).toBe('Insufficient permissions. Required: webhooks:write');
+    expect(expectError(await t.as(reader).post('/webhooks', newHook), 403, 'INSUFFICIENT_PERMISSIONS').message).toBe(
+      'Insufficient permissions. Required: webhooks:write',
+    );
     expectError(await t.as(reader).delete(`/webhooks/${hook.id}`), 403, 'INSUFFICIENT_PERMISSIONS');
 
     expectError(await t.as(member).post('/webhooks', newHook), 403, 'INSUFFICIENT_PERMISSIONS');

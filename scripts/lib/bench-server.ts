@@ -103,7 +103,10 @@ export async function startBenchServer(env: Record<string, string>): Promise<Ben
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ email: 'bench@example.com', password: 'bench password', name: 'Bench' }),
     });
-    const cookie = registered.headers.getSetCookie().find((c) => c.startsWith('session='))!.split(';')[0]!;
+    const cookie = registered.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('session='))!
+      .split(';')[0]!;
     const api = (method: string, url: string, body?: unknown) =>
       fetch(`${baseUrl}/api${url}`, {
         method,

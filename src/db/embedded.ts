@@ -12,15 +12,7 @@ import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import path from 'node:path';
 import pg from 'pg';
 import { makePrivateDirectory, PRIVATE_FILE_MODE } from '../lib/private-files.js';
-import {
-  defaultInstallation,
-  firstClosedDirectory,
-  initdb,
-  type PostgresUser,
-  postgresUser,
-  reachableInstallation,
-  startPostgres,
-} from './postgres-process.js';
+import { defaultInstallation, firstClosedDirectory, initdb, type PostgresUser, postgresUser, reachableInstallation, startPostgres } from './postgres-process.js';
 
 export interface EmbeddedDatabase {
   /** Connection URL of the server (database `postgres`); see databaseUrl(). */
@@ -160,4 +152,3 @@ export async function ensureDatabase(serverUrl: string, database: string, templa
     await client.end();
   }
 }
-

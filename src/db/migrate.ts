@@ -87,10 +87,7 @@ async function applyOne(client: pg.Client, migration: Migration): Promise<void> 
       [randomUUID(), migration.checksum, migration.name],
     );
     await client.query(migration.sql);
-    await client.query(
-      `UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE migration_name = $1`,
-      [migration.name],
-    );
+    await client.query(`UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE migration_name = $1`, [migration.name]);
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK');

@@ -53,7 +53,11 @@ export function setText(element: Element, text: string): void {
 }
 
 export function createElement(tagName: string, attrs: Record<string, string>, text?: string): Element {
-  const element = tree.createElement(tagName, html.NS.HTML, Object.entries(attrs).map(([name, value]) => ({ name, value })));
+  const element = tree.createElement(
+    tagName,
+    html.NS.HTML,
+    Object.entries(attrs).map(([name, value]) => ({ name, value })),
+  );
   if (text !== undefined) tree.insertText(element, text);
   return element;
 }
@@ -79,9 +83,7 @@ export function headOf(document: Document): Element {
 /** Inserts `nodes` at the start of <head>, after any charset declaration (which must come first). */
 export function prependToHead(document: Document, nodes: Element[]): void {
   const head = headOf(document);
-  const charset = head.childNodes.find(
-    (n): n is Element => tree.isElementNode(n) && n.tagName === 'meta' && attr(n, 'charset') !== undefined,
-  );
+  const charset = head.childNodes.find((n): n is Element => tree.isElementNode(n) && n.tagName === 'meta' && attr(n, 'charset') !== undefined);
   const before: ChildNode | undefined = charset ? head.childNodes[head.childNodes.indexOf(charset) + 1] : head.childNodes[0];
   for (const node of nodes) {
     if (before) tree.insertBefore(head, node, before);

@@ -53,15 +53,15 @@ function checkCanFit(input: ExportInput, rules: NetworkRules, mode: OptimizeMode
     .sort((a, b) => b.size - a.size)
     .slice(0, 3)
     .map((f) => `${f.fileName} (${formatBytes(f.size)})`);
-  throw new ExportFailure(`The ${input.network} export cannot fit: its files total ${formatBytes(total)} (${total} bytes), ${why}. Largest files: ${largest.join(', ')}.`);
+  throw new ExportFailure(
+    `The ${input.network} export cannot fit: its files total ${formatBytes(total)} (${total} bytes), ${why}. Largest files: ${largest.join(', ')}.`,
+  );
 }
 
 export async function loadVariant(input: ExportInput, rules: NetworkRules, mode: OptimizeMode, shrinkable: Shrinkable): Promise<LoadedVariant> {
   const refused = input.assets.filter((f) => f.fileName !== input.entry.fileName && rules.forbiddenContentTypes?.some((t) => f.contentType.startsWith(t)));
   if (refused.length) {
-    throw new ExportFailure(
-      `${input.network} does not accept ${rules.forbiddenContentTypes!.join(', ')} files: ${refused.map((f) => f.fileName).join(', ')}`,
-    );
+    throw new ExportFailure(`${input.network} does not accept ${rules.forbiddenContentTypes!.join(', ')} files: ${refused.map((f) => f.fileName).join(', ')}`);
   }
   checkCanFit(input, rules, mode, shrinkable);
   const [entry, ...loaded] = await Promise.all([input.entry, ...input.assets].map(load));

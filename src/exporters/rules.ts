@@ -66,7 +66,8 @@ export const NETWORK_RULES = {
     bridge: 'MRAID: waits for MRAID ready, CTA → mraid.open(storeUrl)',
     mraid: 'required',
     networkScripts: [],
-    notes: 'Everything inlined; MRAID only — any reference to the deprecated DAPI (`dapi`) fails the export. https only, no close button of its own, no automatic redirect, loads in under 10 s.',
+    notes:
+      'Everything inlined; MRAID only — any reference to the deprecated DAPI (`dapi`) fails the export. https only, no close button of its own, no automatic redirect, loads in under 10 s.',
   },
   google: {
     title: 'Google Ads',
@@ -80,7 +81,8 @@ export const NETWORK_RULES = {
     allowedExtensions: ['html', 'css', 'js', 'gif', 'png', 'jpg', 'jpeg', 'svg'],
     forbiddenContentTypes: ['audio/', 'video/'],
     maxFiles: 512,
-    notes: 'ZIP of at most 512 files, no nested archives, no audio or video; <meta name="ad.orientation"> from config.orientation. Other file types (JSON, fonts) are inlined as data URIs.',
+    notes:
+      'ZIP of at most 512 files, no nested archives, no audio or video; <meta name="ad.orientation"> from config.orientation. Other file types (JSON, fonts) are inlined as data URIs.',
   },
   meta: {
     title: 'Meta (Facebook) Audience Network',
@@ -214,7 +216,8 @@ export const NETWORK_RULES = {
     networkScripts: [],
     allowedExtensions: ['html', 'js', 'json', 'css', 'jpg', 'jpeg', 'gif', 'png', 'svg'],
     maxFiles: 20,
-    notes: 'ZIP of at most 20 files: one HTML file (at most 500 KB) and JS, JSON, CSS, JPEG, GIF, PNG, SVG; file names only of Latin letters, digits and -._~; relative links, no network requests; <meta name="ad.size"> from config.orientation. Other file types are inlined as data URIs.',
+    notes:
+      'ZIP of at most 20 files: one HTML file (at most 500 KB) and JS, JSON, CSS, JPEG, GIF, PNG, SVG; file names only of Latin letters, digits and -._~; relative links, no network requests; <meta name="ad.size"> from config.orientation. Other file types are inlined as data URIs.',
   },
 } as const satisfies Record<string, NetworkRules>;
 

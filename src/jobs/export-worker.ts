@@ -49,8 +49,7 @@ export interface ExportWorkerDeps {
 }
 
 /** Where an export's artifact is stored. */
-export const artifactKey = (organizationId: string, exportId: string, fileName: string) =>
-  `orgs/${organizationId}/exports/${exportId}/${fileName}`;
+export const artifactKey = (organizationId: string, exportId: string, fileName: string) => `orgs/${organizationId}/exports/${exportId}/${fileName}`;
 
 /** Where the screenshot of an export in one orientation is stored. */
 export const screenshotKey = (organizationId: string, exportId: string, orientation: string) =>
@@ -106,11 +105,7 @@ async function storeScreenshots(store: ObjectStore, row: { id: string; organizat
 }
 
 /** Builds one export. Throws only for failures worth retrying. */
-export async function processExport(
-  deps: ExportWorkerDeps & { pipeline: PipelineDeps },
-  exportId: string,
-  attempt: { isLast: boolean; number: number },
-) {
+export async function processExport(deps: ExportWorkerDeps & { pipeline: PipelineDeps }, exportId: string, attempt: { isLast: boolean; number: number }) {
   const { db, store } = deps;
   // Claim: a finished (or deleted) export is left alone, so a repeated job does nothing.
   const claimed = await db.export.updateMany({
@@ -125,8 +120,7 @@ export async function processExport(
   if (!row) return;
   const { variant } = row;
   const startedAt = performance.now();
-  const observe = (outcome: ExportOutcome) =>
-    deps.metrics.exportJobDuration.observe({ network: row.network, outcome }, (performance.now() - startedAt) / 1000);
+  const observe = (outcome: ExportOutcome) => deps.metrics.exportJobDuration.observe({ network: row.network, outcome }, (performance.now() - startedAt) / 1000);
 
   const source = (asset: { fileName: string; contentType: string; storageKey: string; size: bigint | null }): SourceFile => ({
     fileName: asset.fileName,

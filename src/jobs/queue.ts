@@ -80,11 +80,7 @@ export async function installQueueSchema(databaseUrl: string): Promise<void> {
   }
 }
 
-export async function startExportQueue(
-  databaseUrl: string,
-  config: Pick<Config, 'exports' | 'webhooks'>,
-  onError: (error: Error) => void,
-): Promise<ExportQueue> {
+export async function startExportQueue(databaseUrl: string, config: Pick<Config, 'exports' | 'webhooks'>, onError: (error: Error) => void): Promise<ExportQueue> {
   const { exports, webhooks } = config;
   const boss = new PgBoss({
     connectionString: databaseUrl,
@@ -107,7 +103,14 @@ export async function startExportQueue(
       deadLetter: EXPORT_DEAD_LETTER_QUEUE,
     },
     // Building a ZIP reads and writes the store only; a store outage is retried.
-    { name: BATCH_FINISH_QUEUE, policy: 'stately', retryLimit: exports.maxAttempts - 1, retryDelay: exports.retryDelaySeconds, retryBackoff: true, expireInSeconds: exports.jobTimeoutSeconds },
+    {
+      name: BATCH_FINISH_QUEUE,
+      policy: 'stately',
+      retryLimit: exports.maxAttempts - 1,
+      retryDelay: exports.retryDelaySeconds,
+      retryBackoff: true,
+      expireInSeconds: exports.jobTimeoutSeconds,
+    },
     { name: WEBHOOK_DEAD_LETTER_QUEUE },
     {
       name: WEBHOOK_QUEUE,
@@ -134,13 +137,20 @@ export async function startExportQueue(
     async enqueue(exportId) {
       await boss.send(EXPORT_QUEUE, { exportId } satisfies ExportJobData, { id: exportId });
     },
-    enqueueExports: (tx, exportIds) => insert(tx, exportIds.map((exportId) => ({ name: EXPORT_QUEUE, id: exportId, data: { exportId } satisfies ExportJobData }))),
+    enqueueExports: (tx, exportIds) =>
+      insert(
+        tx,
+        exportIds.map((exportId) => ({ name: EXPORT_QUEUE, id: exportId, data: { exportId } satisfies ExportJobData })),
+      ),
     async enqueueBatchFinish(tx, batchId) {
       // A finishing job of this batch that has not started yet covers this request too.
       await boss.send(BATCH_FINISH_QUEUE, { batchId } satisfies BatchFinishJobData, { singletonKey: batchId, db: inTransaction(tx) });
     },
     enqueueDeliveries: (tx, deliveryIds) =>
-      insert(tx, deliveryIds.map((deliveryId) => ({ name: WEBHOOK_QUEUE, id: deliveryId, data: { deliveryId } satisfies WebhookJobData }))),
+      insert(
+        tx,
+        deliveryIds.map((deliveryId) => ({ name: WEBHOOK_QUEUE, id: deliveryId, data: { deliveryId } satisfies WebhookJobData })),
+      ),
     async work(name, options, handler) {
       const id = await boss.work(name, options, handler);
       workers.set(name, [...(workers.get(name) ?? []), id]);

@@ -97,9 +97,7 @@ async function sweepOrphans({ db, store }: StorageSweeperDeps): Promise<number> 
   for await (const page of store.list('orgs/')) {
     const keys = page.filter((key) => ASSET_KEY.test(key));
     if (keys.length === 0) continue;
-    const known = new Set(
-      (await db.asset.findMany({ where: { storageKey: { in: keys } }, select: { storageKey: true } })).map((a) => a.storageKey),
-    );
+    const known = new Set((await db.asset.findMany({ where: { storageKey: { in: keys } }, select: { storageKey: true } })).map((a) => a.storageKey));
     for (const key of keys.filter((k) => !known.has(k))) {
       await store.delete(key);
       deleted++;

@@ -28,8 +28,7 @@ function abort(error: unknown): never {
 
 const config = await (async () => loadConfig())().catch(abort);
 const log = createLogger(config.logLevel).child({ role: 'export-worker' });
-const databaseUrl = await (async () =>
-  config.database.url ?? embeddedDatabaseUrl(config.dataDir, config.database.embeddedPort, EMBEDDED_DATABASE))().catch(abort);
+const databaseUrl = await (async () => config.database.url ?? embeddedDatabaseUrl(config.dataDir, config.database.embeddedPort, EMBEDDED_DATABASE))().catch(abort);
 
 await applyMigrations(databaseUrl).catch(abort);
 const db = createDatabase(databaseUrl, config.exports.concurrency + 1, log);

@@ -16,11 +16,7 @@ export const errorBodySchema = z
   })
   .describe('Error body (SPEC §7)');
 
-export const optionalOrganizationId = z
-  .string()
-  .max(200)
-  .optional()
-  .describe("Organization; defaults to the API token's, or to a session user's only organization");
+export const optionalOrganizationId = z.string().max(200).optional().describe("Organization; defaults to the API token's, or to a session user's only organization");
 
 /** Dates as the API shows them. */
 export const iso = (date: Date) => date.toISOString();

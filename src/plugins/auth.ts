@@ -214,9 +214,7 @@ async function authPlugin(app: FastifyInstance, opts: { config: Config; db: Data
     }
     if (!credential) throw new AuthenticationError('Authentication required: send Authorization: Bearer <token>');
 
-    request.caller = credential.startsWith(TOKEN_PREFIX)
-      ? await fromApiToken(credential)
-      : await fromSessionJwt(credential, reply);
+    request.caller = credential.startsWith(TOKEN_PREFIX) ? await fromApiToken(credential) : await fromSessionJwt(credential, reply);
 
     // A cookie is sent by the browser on its own; refuse writes started by another site's page.
     const origin = request.headers.origin;

@@ -47,8 +47,7 @@ const FASTIFY_ERRORS: Record<string, { status: number; message?: string }> = {
 };
 
 /** The next error down: `cause`, or the driver error Prisma keeps in `meta.driverAdapterError`. */
-const underlying = (e: unknown): unknown =>
-  (e as { cause?: unknown }).cause ?? (e as { meta?: { driverAdapterError?: unknown } }).meta?.driverAdapterError;
+const underlying = (e: unknown): unknown => (e as { cause?: unknown }).cause ?? (e as { meta?: { driverAdapterError?: unknown } }).meta?.driverAdapterError;
 
 /** Errors meaning the database cannot be reached (driver, pool or Prisma engine level). */
 export function isDatabaseUnavailable(error: unknown): boolean {

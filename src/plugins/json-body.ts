@@ -65,9 +65,7 @@ function rejectNulCharacters(request: FastifyRequest, _reply: FastifyReply, done
   const inBody = (request as { [hasNulMarker]?: boolean })[hasNulMarker] ? pathOfNul(request.body, 'body') : null;
   const path = inBody ?? pathOfNul(request.query, 'querystring');
   if (path) {
-    return done(new ValidationError(`Invalid request: ${path}: must not contain the NUL character`, [
-      { path, message: 'must not contain the NUL character' },
-    ]));
+    return done(new ValidationError(`Invalid request: ${path}: must not contain the NUL character`, [{ path, message: 'must not contain the NUL character' }]));
   }
   done();
 }

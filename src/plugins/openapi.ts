@@ -17,7 +17,7 @@ const ERRORS: Record<number, string> = {
   400: 'VALIDATION_ERROR: invalid body, query or path parameters, or malformed JSON',
   401: 'AUTHENTICATION_REQUIRED: no credentials, or malformed, expired, revoked or unknown ones',
   403: 'INSUFFICIENT_PERMISSIONS: the token lacks the scope, the role is too low, or plain HTTP where HTTPS is required',
-  404: "RESOURCE_NOT_FOUND: no such resource, or it belongs to an organization the caller is not in",
+  404: 'RESOURCE_NOT_FOUND: no such resource, or it belongs to an organization the caller is not in',
   409: 'DUPLICATE_RESOURCE: conflicts with an existing resource or its state',
   413: 'PAYLOAD_TOO_LARGE: the body is over the limit',
   415: 'UNSUPPORTED_MEDIA_TYPE: the body is not JSON',

@@ -51,9 +51,7 @@ async function rateLimitPlugin(app: FastifyInstance, { config, redis, now = Date
         timeWindow: windowSeconds * 1000,
         keyGenerator: (request) => `${tier}:${callerKey(request)}`,
         errorResponseBuilder: (_request, context) =>
-          new RateLimitError(
-            `Rate limit exceeded: ${max} requests per ${windowSeconds} s (${tier} tier). Retry in ${Math.ceil(context.ttl / 1000)} s`,
-          ),
+          new RateLimitError(`Rate limit exceeded: ${max} requests per ${windowSeconds} s (${tier} tier). Retry in ${Math.ceil(context.ttl / 1000)} s`),
         strategy: STRATEGY[tier as RateLimitTier], // read by the tier store's child() to pick the window
       };
       const limiter = app.rateLimit(options);

@@ -46,15 +46,17 @@ export const localObjectRoutes: FastifyPluginAsyncZod<LocalObjectRoutesOptions> 
     schema: { hide: true, params: keyParams, querystring: downloadGrant },
     handler: async (request, reply) => {
       const { body, info, fileName } = await store.openDownload(request.params['*'], request.query);
-      return reply
-        .header('content-type', info.contentType ?? 'application/octet-stream')
-        .header('content-length', info.size)
-        .header('content-disposition', attachment(fileName))
-        // Uploaded HTML must never run with this origin's rights, even if a browser renders it.
-        .header('content-security-policy', 'sandbox')
-        .header('x-content-type-options', 'nosniff')
-        .header('cache-control', 'private, no-store')
-        .send(body);
+      return (
+        reply
+          .header('content-type', info.contentType ?? 'application/octet-stream')
+          .header('content-length', info.size)
+          .header('content-disposition', attachment(fileName))
+          // Uploaded HTML must never run with this origin's rights, even if a browser renders it.
+          .header('content-security-policy', 'sandbox')
+          .header('x-content-type-options', 'nosniff')
+          .header('cache-control', 'private, no-store')
+          .send(body)
+      );
     },
   });
 };

@@ -12,14 +12,7 @@ import { access, constants, link, mkdir, readdir, readFile, rename, rm, stat, wr
 import path from 'node:path';
 import { finished, type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import {
-  AppError,
-  ConflictError,
-  NotFoundError,
-  PayloadTooLargeError,
-  UnsupportedMediaTypeError,
-  ValidationError,
-} from '../errors.js';
+import { AppError, ConflictError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../errors.js';
 import { makePrivateDirectory, PRIVATE_DIRECTORY, PRIVATE_FILE_MODE } from '../lib/private-files.js';
 import { createUrlSigner, type DownloadGrant, type UploadGrant } from './local-signing.js';
 import type { ObjectStore, PresignedUpload, StoredObjectInfo } from './types.js';
@@ -188,7 +181,10 @@ export function createLocalStore(options: LocalStoreOptions): LocalObjectStore {
       let deleted = 0;
       for (const name of await filesUnder(incomingDir)) {
         const file = path.join(incomingDir, name);
-        const modified = await stat(file).then((s) => s.mtimeMs, () => Infinity);
+        const modified = await stat(file).then(
+          (s) => s.mtimeMs,
+          () => Infinity,
+        );
         if (modified < olderThan.getTime()) {
           await rm(file, { force: true });
           deleted++;
@@ -252,9 +248,7 @@ async function filesUnder(directory: string): Promise<string[]> {
     if (error.code === 'ENOENT') return [];
     throw error;
   });
-  return entries
-    .filter((entry) => entry.isFile())
-    .map((entry) => path.relative(directory, path.join(entry.parentPath, entry.name)).split(path.sep).join('/'));
+  return entries.filter((entry) => entry.isFile()).map((entry) => path.relative(directory, path.join(entry.parentPath, entry.name)).split(path.sep).join('/'));
 }
 
 /**

@@ -54,9 +54,7 @@ export function createS3Store(config: S3StorageConfig): ObjectStore {
       const command = new GetObjectCommand({
         Bucket,
         Key: key,
-        ...(fileName !== undefined
-          ? { ResponseContentDisposition: `attachment; filename*=UTF-8''${encodeURIComponent(fileName)}` }
-          : {}),
+        ...(fileName !== undefined ? { ResponseContentDisposition: `attachment; filename*=UTF-8''${encodeURIComponent(fileName)}` } : {}),
       });
       return getSignedUrl(publicClient, command, { expiresIn: expiresInSeconds });
     },

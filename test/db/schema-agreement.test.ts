@@ -85,12 +85,7 @@ const DEFAULT_TYPES: Record<string, string> = {
 };
 
 function expectedType(field: Field): string {
-  const base =
-    field.kind === 'enum'
-      ? enumType(field.type)
-      : field.nativeType
-        ? nativeTypeName(field.nativeType as [string, string[]])
-        : DEFAULT_TYPES[field.type];
+  const base = field.kind === 'enum' ? enumType(field.type) : field.nativeType ? nativeTypeName(field.nativeType as [string, string[]]) : DEFAULT_TYPES[field.type];
   if (!base) throw new Error(`type ${field.type} is not mapped in this test yet; add it`);
   return field.isList ? `${base}[]` : base;
 }

@@ -44,7 +44,12 @@ describe('runtime checks', () => {
   it('passes a playable that loads, draws, stays offline and silent, and whose tap reaches the bridge', () => {
     expect(runChecks(gathered('applovin'))).toEqual([
       { name: 'loads', severity: 'error', passed: true, message: 'no uncaught exception or unhandled rejection in either orientation' },
-      { name: 'renders', severity: 'error', passed: true, message: 'both orientations drew something (portrait first paint at 120 ms, landscape first paint at 120 ms)' },
+      {
+        name: 'renders',
+        severity: 'error',
+        passed: true,
+        message: 'both orientations drew something (portrait first paint at 120 ms, landscape first paint at 120 ms)',
+      },
       { name: 'no-external-requests', severity: 'error', passed: true, message: "nothing was requested but the artifact's own files" },
       { name: 'no-console-errors', severity: 'warning', passed: true, message: 'no console.error' },
       { name: 'cta-reaches-bridge', severity: 'warning', passed: true, message: `a tap reached mraid.open("${STORE_URL}")` },
@@ -70,12 +75,20 @@ describe('runtime checks', () => {
     expect(flatColour(white)).toBe('#ffffff');
     expect(flatColour(drawn)).toBeNull();
     const g = gathered('meta', { orientations: [orientation('portrait', { screenshot: white }), orientation('landscape', { screenshot: null })] });
-    expect(check(g, 'renders')).toMatchObject({ severity: 'error', passed: false, message: 'the portrait screenshot is one flat colour (#ffffff); no landscape screenshot' });
+    expect(check(g, 'renders')).toMatchObject({
+      severity: 'error',
+      passed: false,
+      message: 'the portrait screenshot is one flat colour (#ffffff); no landscape screenshot',
+    });
   });
 
   it('no-external-requests: names every URL requested', () => {
     const g = gathered('tiktok', { requests: ['https://tracker.example/p', 'wss://live.example/socket'] });
-    expect(check(g, 'no-external-requests')).toMatchObject({ severity: 'error', passed: false, message: 'requested https://tracker.example/p, wss://live.example/socket' });
+    expect(check(g, 'no-external-requests')).toMatchObject({
+      severity: 'error',
+      passed: false,
+      message: 'requested https://tracker.example/p, wss://live.example/socket',
+    });
   });
 
   it('no-console-errors: an error for Vungle, a warning elsewhere', () => {
@@ -89,7 +102,7 @@ describe('runtime checks', () => {
     expect(check(gathered('applovin', { orientations }), 'no-console-errors')).toMatchObject({ severity: 'warning', passed: false });
   });
 
-  it("cta-reaches-bridge: only a call the network counts as its CTA, made after the tap", () => {
+  it('cta-reaches-bridge: only a call the network counts as its CTA, made after the tap', () => {
     const complete = [{ name: 'parent.postMessage', args: ['complete'], orientation: 'portrait' as const, afterInput: true }];
     expect(check(gathered('vungle', { bridgeCalls: complete }), 'cta-reaches-bridge')).toMatchObject({
       severity: 'warning',

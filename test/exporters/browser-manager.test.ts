@@ -40,7 +40,8 @@ describe('findBrowser', () => {
     writeFileSync(path.join(other, 'chromium'), 'not executable');
     expect(findBrowser({ searchPath: [other, dir] })).toEqual({ path: chrome });
     expect(findBrowser({ searchPath: [other] })).toEqual({
-      reason: 'no browser found: none of chromium-headless-shell, chromium, chromium-browser, google-chrome, google-chrome-stable, chrome is on PATH, and BROWSER_EXECUTABLE_PATH is not set',
+      reason:
+        'no browser found: none of chromium-headless-shell, chromium, chromium-browser, google-chrome, google-chrome-stable, chrome is on PATH, and BROWSER_EXECUTABLE_PATH is not set',
     });
     // The headless shell before the full browser, wherever each is on PATH.
     const both = [mkdtempSync(path.join(tmpdir(), 'pcs-browser-')), mkdtempSync(path.join(tmpdir(), 'pcs-browser-'))];

@@ -27,7 +27,11 @@ function inlinedImages(html: string): Buffer[] {
   return [...html.matchAll(/<img[^>]* src="data:image\/png;base64,([^"]+)"/g)].map((m) => Buffer.from(m[1]!, 'base64'));
 }
 
-const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as Error);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error as Error,
+  );
 
 describe('a 3.5 MB photo-like PNG exported to meta (2 MB)', () => {
   let photo: SampleFile;
@@ -46,7 +50,9 @@ describe('a 3.5 MB photo-like PNG exported to meta (2 MB)', () => {
 
   it('fails for size with lossless, which cannot shrink a photo', async () => {
     const error = await failure(buildArtifact(input('meta', 'lossless', gameWith([photo]))));
-    expect(error!.message).toMatch(/^The meta export is 4\.\d\d MB \(\d+ bytes\), over the network's limit of 2\.00 MB \(2000000 bytes\)\. Largest assets: photo\.png/);
+    expect(error!.message).toMatch(
+      /^The meta export is 4\.\d\d MB \(\d+ bytes\), over the network's limit of 2\.00 MB \(2000000 bytes\)\. Largest assets: photo\.png/,
+    );
   });
 
   it('fits under 2 MB with fit: the photo is still a PNG of its size, under its own name', async () => {
@@ -75,7 +81,9 @@ describe('a 3.5 MB photo-like PNG exported to meta (2 MB)', () => {
     const photo = { fileName: 'photo.png', contentType: 'image/png', bytes: await photoPng(600, 500, 2) };
     const font = { fileName: 'font.woff2', contentType: 'font/woff2', bytes: Buffer.alloc(1_500_000, 3) };
     const error = await failure(buildArtifact(input('meta', 'fit', gameWith([photo, font]))));
-    expect(error!.message).toMatch(/^The meta export is 2\.\d\d MB \(\d+ bytes\), over the network's limit of 2\.00 MB \(2000000 bytes\)\. Largest assets: font\.woff2/);
+    expect(error!.message).toMatch(
+      /^The meta export is 2\.\d\d MB \(\d+ bytes\), over the network's limit of 2\.00 MB \(2000000 bytes\)\. Largest assets: font\.woff2/,
+    );
   });
 });
 
@@ -109,7 +117,9 @@ describe('lossless', () => {
   it('re-packs a PNG only to identical pixels, and leaves animated PNGs alone', async () => {
     const raw = Buffer.alloc(64 * 64 * 4, 0);
     for (let i = 0; i < raw.length; i += 4) raw.writeUInt32BE(i % 512 < 256 ? 0xff0000ff : 0x00ff0080, i);
-    const loose = await sharp(raw, { raw: { width: 64, height: 64, channels: 4 } }).png({ compressionLevel: 0 }).toBuffer();
+    const loose = await sharp(raw, { raw: { width: 64, height: 64, channels: 4 } })
+      .png({ compressionLevel: 0 })
+      .toBuffer();
     const game = gameWith([{ fileName: 'tiles.png', contentType: 'image/png', bytes: loose }]);
     const artifact = await buildArtifact(input('snapchat', 'lossless', game));
     const packed = artifactFiles(artifact.bytes).get('tiles.png')!;
@@ -125,8 +135,14 @@ describe('lossless', () => {
   });
 
   it('strips JPEG metadata without touching the image data, keeping the orientation', async () => {
-    const photo = await sharp(await photoPng(120, 80)).jpeg({ quality: 90 }).withExif({ IFD0: { Copyright: 'x'.repeat(5000) } }).toBuffer();
-    const rotated = await sharp(await photoPng(120, 80)).jpeg({ quality: 90 }).withMetadata({ orientation: 6 }).toBuffer();
+    const photo = await sharp(await photoPng(120, 80))
+      .jpeg({ quality: 90 })
+      .withExif({ IFD0: { Copyright: 'x'.repeat(5000) } })
+      .toBuffer();
+    const rotated = await sharp(await photoPng(120, 80))
+      .jpeg({ quality: 90 })
+      .withMetadata({ orientation: 6 })
+      .toBuffer();
     const game = gameWith([
       { fileName: 'photo.jpg', contentType: 'image/jpeg', bytes: photo },
       { fileName: 'rotated.jpg', contentType: 'image/jpeg', bytes: rotated },
@@ -180,13 +196,17 @@ describe('lossless', () => {
       ...game.entry,
       bytes: Buffer.from(game.entry.bytes.toString().replace('</body>', '<pre>a\n   b</pre>\n\n   <p>one   two</p><!-- note --></body>')),
     };
-    const collapsed = artifactFiles((await buildArtifact(input('vungle', 'lossless', game))).bytes).get('ad.html')!.toString();
+    const collapsed = artifactFiles((await buildArtifact(input('vungle', 'lossless', game))).bytes)
+      .get('ad.html')!
+      .toString();
     expect(collapsed).toContain('<pre>a\n   b</pre>\n<p>one two</p>');
     expect(collapsed).not.toContain('note');
 
     const style = game.assets.find((a) => a.fileName === 'style.css')!;
     style.bytes = Buffer.concat([style.bytes, Buffer.from('\np { white-space: pre-wrap }')]);
-    const kept = artifactFiles((await buildArtifact(input('vungle', 'lossless', game))).bytes).get('ad.html')!.toString();
+    const kept = artifactFiles((await buildArtifact(input('vungle', 'lossless', game))).bytes)
+      .get('ad.html')!
+      .toString();
     expect(kept).toContain('<pre>a\n   b</pre>\n\n   <p>one   two</p>');
   });
 });

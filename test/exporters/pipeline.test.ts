@@ -35,7 +35,10 @@ describe.each(NETWORKS)('export of the sample game to %s', (network) => {
     for (const name of ['game.js', 'logo.png']) {
       const original = sampleFile(name).bytes;
       const text = name === 'game.js' ? original.toString() : original.toString(NETWORK_RULES[network].output === 'html' ? 'base64' : 'latin1');
-      expect(contents.some((c) => c.includes(text)), name).toBe(true);
+      expect(
+        contents.some((c) => c.includes(text)),
+        name,
+      ).toBe(true);
     }
     expect(artifact.report.optimization).toEqual({ mode: 'none', bytesBefore: expect.any(Number), bytesAfter: expect.any(Number), steps: [] });
     expect(artifact.report.optimization.bytesAfter).toBe(artifact.report.optimization.bytesBefore);
@@ -44,9 +47,13 @@ describe.each(NETWORKS)('export of the sample game to %s', (network) => {
 
 describe('pipeline rules', () => {
   it('declares the orientation for Google, TikTok and Yandex from config.orientation', async () => {
-    const google = artifactFiles((await buildArtifact(input('google'))).bytes).get('index.html')!.toString();
+    const google = artifactFiles((await buildArtifact(input('google'))).bytes)
+      .get('index.html')!
+      .toString();
     expect(google).toContain('<meta name="ad.orientation" content="portrait">');
-    const yandex = artifactFiles((await buildArtifact(input('yandex', sampleGame(), { orientation: 'landscape' }))).bytes).get('index.html')!.toString();
+    const yandex = artifactFiles((await buildArtifact(input('yandex', sampleGame(), { orientation: 'landscape' }))).bytes)
+      .get('index.html')!
+      .toString();
     expect(yandex).toContain('<meta name="ad.size" content="width=480,height=320">');
     const tiktok = artifactFiles((await buildArtifact(input('tiktok', sampleGame(), { orientation: 'landscape' }))).bytes);
     expect(JSON.parse(tiktok.get('config.json')!.toString())).toEqual({ playable_orientation: 2 });
@@ -81,7 +88,9 @@ describe('pipeline rules', () => {
     game.entry = { ...game.entry, bytes: Buffer.from(game.entry.bytes.toString().replace('</body>', '<img src="huge.png"></body>')) };
     const failure = (await buildArtifact(input('meta', game)).catch((e: unknown) => e)) as Error;
     expect(failure).toBeInstanceOf(ExportFailure);
-    expect(failure.message).toMatch(/^The meta export is 2\.\d\d MB \(\d+ bytes\), over the network's limit of 2\.00 MB \(2000000 bytes\)\. Largest assets: huge\.png \(2\.13 MB\), /);
+    expect(failure.message).toMatch(
+      /^The meta export is 2\.\d\d MB \(\d+ bytes\), over the network's limit of 2\.00 MB \(2000000 bytes\)\. Largest assets: huge\.png \(2\.13 MB\), /,
+    );
   });
 
   it('refuses audio for Google', async () => {

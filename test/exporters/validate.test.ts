@@ -38,9 +38,7 @@ describe('validateArtifact', () => {
       'mraid.js is not included',
       'the bridge call mraid.open( is missing',
     ]);
-    expect(validateArtifact('meta', page('<script>window.open("x")</script>')).problems).toEqual([
-      'the bridge call FbPlayableAd.onCTAClick() is missing',
-    ]);
+    expect(validateArtifact('meta', page('<script>window.open("x")</script>')).problems).toEqual(['the bridge call FbPlayableAd.onCTAClick() is missing']);
   });
 
   it('flags mraid.js where the network forbids it', () => {
@@ -67,9 +65,7 @@ describe('validateArtifact', () => {
     const good = { 'index.html': page(googleHead, '<img src="a.png">'), 'a.png': new Uint8Array([1]) };
     expect(validateArtifact('google', zip(good)).problems).toEqual([]);
     expect(validateArtifact('google', zip({ 'main.html': good['index.html'] })).problems).toEqual(['the ZIP has no index.html']);
-    expect(
-      validateArtifact('google', zip({ ...good, 'music.mp3': 'x', 'inner.zip': 'x', 'b.json': '{}' })).problems,
-    ).toEqual([
+    expect(validateArtifact('google', zip({ ...good, 'music.mp3': 'x', 'inner.zip': 'x', 'b.json': '{}' })).problems).toEqual([
       'music.mp3: file type .mp3 is not allowed (allowed: html, css, js, gif, png, jpg, jpeg, svg)',
       'nested archive inner.zip',
       'b.json: file type .json is not allowed (allowed: html, css, js, gif, png, jpg, jpeg, svg)',
@@ -105,7 +101,10 @@ describe('validateArtifact', () => {
     expect(validateArtifact('tiktok', zip({ 'index.html': html, 'config.json': '{"playable_orientation":0}' })).problems).toEqual([]);
     expect(validateArtifact('tiktok', zip({ 'index.html': html })).problems).toEqual(['config.json is missing at the top of the ZIP']);
     expect(
-      validateArtifact('tiktok', zip({ 'index.html': page('<script src="mraid.js"></script><script>window.openAppStore()</script>'), 'config.json': '{"playable_orientation":5}' })).problems,
+      validateArtifact(
+        'tiktok',
+        zip({ 'index.html': page('<script src="mraid.js"></script><script>window.openAppStore()</script>'), 'config.json': '{"playable_orientation":5}' }),
+      ).problems,
     ).toEqual(['mraid.js (<script> src) is not in the ZIP', 'tiktok does not allow mraid.js', 'config.json: playable_orientation must be 0, 1 or 2']);
   });
 

@@ -273,9 +273,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
       return { jwt, headers: { cookie: `session=${jwt}` } };
     },
     async rowCounts() {
-      const [row] = (
-        await pool.query(`SELECT ${TABLES.map((table) => `(SELECT count(*)::int FROM ${table}) AS ${table}`).join(', ')}`)
-      ).rows;
+      const [row] = (await pool.query(`SELECT ${TABLES.map((table) => `(SELECT count(*)::int FROM ${table}) AS ${table}`).join(', ')}`)).rows;
       return row as Record<string, number>;
     },
     fetchUrl,

@@ -45,7 +45,9 @@ const inMemory = (fileName: string, contentType: string, bytes: Buffer): SourceF
   size: bytes.length,
   open: async () => Readable.from([bytes]),
 });
-const warmUpImage = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#808080' } }).png().toBuffer();
+const warmUpImage = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#808080' } })
+  .png()
+  .toBuffer();
 await buildArtifact({
   network: 'applovin',
   name: 'Warm-up',

@@ -16,7 +16,12 @@ export interface SampleVariant {
 export async function uploadFiles(t: TestApp, caller: Caller, files: SampleFile[], gameId?: string) {
   const uploaded: Array<{ id: string; fileName: string }> = [];
   for (const f of files) {
-    uploaded.push(await t.uploadAsset(caller, { fileName: f.fileName, contentType: f.contentType, body: f.bytes, ...(gameId ? { gameId } : {}) }) as { id: string; fileName: string });
+    uploaded.push(
+      (await t.uploadAsset(caller, { fileName: f.fileName, contentType: f.contentType, body: f.bytes, ...(gameId ? { gameId } : {}) })) as {
+        id: string;
+        fileName: string;
+      },
+    );
   }
   return uploaded;
 }

@@ -22,7 +22,21 @@ const version = fc.constantFrom('HTTP/1.1', 'HTTP/1.1', 'HTTP/1.1', 'HTTP/1.0', 
 function target(paths: string[]) {
   return fc.oneof(
     { weight: 6, arbitrary: fc.constantFrom(...paths) },
-    { weight: 1, arbitrary: fc.constantFrom('*', 'http://127.0.0.1/api/health', '/api/../../etc/passwd', '/api/games?%zz', '/api/ga mes', '/api/games#frag', '/api/\u0000', '/api/gämes', '/%', '') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '*',
+        'http://127.0.0.1/api/health',
+        '/api/../../etc/passwd',
+        '/api/games?%zz',
+        '/api/ga mes',
+        '/api/games#frag',
+        '/api/\u0000',
+        '/api/gämes',
+        '/%',
+        '',
+      ),
+    },
     { weight: 1, arbitrary: fc.nat({ max: 20_000 }).map((n) => `/api/games?q=${'a'.repeat(n)}`) },
   );
 }
@@ -33,7 +47,21 @@ const headerName = fc.oneof(
 );
 const headerValue = fc.oneof(
   { weight: 5, arbitrary: fc.string({ maxLength: 40 }).map((s) => s.replace(/[\r\n]/g, '')) },
-  { weight: 1, arbitrary: fc.constantFrom('application/json', 'text/plain', '100-continue', 'Bearer pcs_x', 'session=junk', '\u0000', 'a\u0007b', `a${CRLF} folded`, 'a\rb', 'a\nb') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'application/json',
+      'text/plain',
+      '100-continue',
+      'Bearer pcs_x',
+      'session=junk',
+      '\u0000',
+      'a\u0007b',
+      `a${CRLF} folded`,
+      'a\rb',
+      'a\nb',
+    ),
+  },
   { weight: 1, arbitrary: fc.integer({ min: 8_000, max: 40_000 }).map((n) => 'v'.repeat(n)) },
 );
 
@@ -71,7 +99,11 @@ function frame(kind: string, body: Buffer): { headers: string[]; payload: Buffer
     case 'bad-chunk-size':
       return { headers: ['Transfer-Encoding: chunked'], payload: Buffer.concat([b(`zz${CRLF}`), body, b(`${CRLF}0${CRLF}${CRLF}`)]), abandoned: false };
     case 'chunk-without-crlf':
-      return { headers: ['Transfer-Encoding: chunked'], payload: Buffer.concat([b(`${body.length.toString(16)}${CRLF}`), body, b(`XX0${CRLF}${CRLF}`)]), abandoned: false };
+      return {
+        headers: ['Transfer-Encoding: chunked'],
+        payload: Buffer.concat([b(`${body.length.toString(16)}${CRLF}`), body, b(`XX0${CRLF}${CRLF}`)]),
+        abandoned: false,
+      };
     case 'chunked-and-length':
       return { headers: ['Transfer-Encoding: chunked', `Content-Length: ${chunked.length}`], payload: chunked, abandoned: false };
     case 'unknown-coding':
@@ -98,11 +130,7 @@ export function malformedRequest(port: number, paths: string[], credentials: str
       headers: fc.array(fc.tuple(headerName, headerValue), { maxLength: 4 }),
       contentType: fc.constantFrom('Content-Type: application/json', 'Content-Type: text/plain', 'Content-Type: application/json; charset=utf-8', ''),
       framing,
-      body: fc.oneof(
-        fc.json({ maxDepth: 3 }),
-        fc.string({ maxLength: 200 }),
-        fc.constantFrom('{}', '{"name":"fuzz"}', '[[[[[[[[[[', '{"name":"\\u0000"}', ''),
-      ),
+      body: fc.oneof(fc.json({ maxDepth: 3 }), fc.string({ maxLength: 200 }), fc.constantFrom('{}', '{"name":"fuzz"}', '[[[[[[[[[[', '{"name":"\\u0000"}', '')),
       lineEnd: fc.constantFrom(CRLF, CRLF, CRLF, CRLF, '\n'),
     })
     .map((r) => {
@@ -139,9 +167,7 @@ export function parseResponses(raw: Buffer, head: boolean): ParsedResponse[] {
     const status = /^HTTP\/1\.[01] (\d{3})/.exec(statusLine);
     if (!status) throw new Error(`not an HTTP response: ${statusLine}`);
     const statusCode = Number(status[1]);
-    const headers = Object.fromEntries(
-      headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
-    );
+    const headers = Object.fromEntries(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
     at = end + 4;
     let body: Buffer | null = null;
     // An answer to HEAD has no body, unless the request could not even be parsed (then no one knows it was HEAD).

@@ -21,5 +21,7 @@ export async function photoPng(width: number, height: number, seed = 1): Promise
       pixels[at + 2] = (((x + y) * 120) / (width + height) + 60 + noise()) | 0;
     }
   }
-  return sharp(pixels, { raw: { width, height, channels: 3 } }).png({ compressionLevel: 9, adaptiveFiltering: true }).toBuffer();
+  return sharp(pixels, { raw: { width, height, channels: 3 } })
+    .png({ compressionLevel: 9, adaptiveFiltering: true })
+    .toBuffer();
 }

@@ -53,7 +53,8 @@ function load(concurrency: number) {
       const res = await t.as(callers[i % callers.length]!).get('/games');
       statuses.push(res.statusCode);
       const body = res.json();
-      const ok = res.statusCode === 200 || (res.statusCode === 503 && body.statusCode === 503 && body.error === 'SERVICE_UNAVAILABLE' && typeof body.message === 'string');
+      const ok =
+        res.statusCode === 200 || (res.statusCode === 503 && body.statusCode === 503 && body.error === 'SERVICE_UNAVAILABLE' && typeof body.message === 'string');
       if (!ok) bad.push(`${res.statusCode} ${res.body}`);
     }
   };

@@ -95,7 +95,13 @@ beforeAll(async () => {
   const upload = (await t.as(alice).post('/storage/urls', { fileName: 'fuzz.json', contentType: 'application/json', size: 40 })).json();
   uploadPath = upload.uploadUrl.slice(t.config.publicUrl.length);
   const document = (await t.as(null).get('/openapi.json')).json() as {
-    paths: Record<string, Record<string, { parameters?: Array<{ in: string; name: string }>; requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> } }>>;
+    paths: Record<
+      string,
+      Record<
+        string,
+        { parameters?: Array<{ in: string; name: string }>; requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> } }
+      >
+    >;
   };
   operations = Object.entries(document.paths).flatMap(([path, item]) =>
     METHODS.filter((method) => item[method]).map((method) => {
@@ -125,7 +131,10 @@ function expectContractError(statusCode: number, body: string, where: string) {
   expect(parsed.statusCode, where).toBe(statusCode);
   expect(ERROR_CODES[statusCode], where).toContain(parsed.error);
   expect(typeof parsed.message, where).toBe('string');
-  expect(Object.keys(parsed).every((k) => ['statusCode', 'error', 'message', 'details'].includes(k)), where).toBe(true);
+  expect(
+    Object.keys(parsed).every((k) => ['statusCode', 'error', 'message', 'details'].includes(k)),
+    where,
+  ).toBe(true);
 }
 
 /** Runs `check` on a batch of generated values at once (the app serves them concurrently). */
@@ -138,13 +147,38 @@ const inBatches = <T>(arbitrary: fc.Arbitrary<T>, size: number, check: (value: T
 const nastyString = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
-  fc.constantFrom('', ' ', '-1', '0', '1.5', '1e309', 'NaN', 'null', 'true', '[]', '{}', '../../etc/passwd', 'a/b', '%00', '\u0000', "'; DROP TABLE games; --", 'createdAt', 'asc', 'desc', '00000000-0000-0000-0000-000000000000'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '-1',
+    '0',
+    '1.5',
+    '1e309',
+    'NaN',
+    'null',
+    'true',
+    '[]',
+    '{}',
+    '../../etc/passwd',
+    'a/b',
+    '%00',
+    '\u0000',
+    "'; DROP TABLE games; --",
+    'createdAt',
+    'asc',
+    'desc',
+    '00000000-0000-0000-0000-000000000000',
+  ),
   fc.string({ minLength: 300, maxLength: 3000 }),
 );
 const anyValue = fc.oneof(nastyString, fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.jsonValue({ maxDepth: 3 }));
 
 function requestFor(op: Operation) {
-  const pathParam = fc.oneof(fc.uuid(), nastyString.filter((s) => s.length > 0), fc.constant(gameId));
+  const pathParam = fc.oneof(
+    fc.uuid(),
+    nastyString.filter((s) => s.length > 0),
+    fc.constant(gameId),
+  );
   const query = fc.array(fc.tuple(fc.oneof(fc.constantFrom(...op.query, 'unknown'), fc.string({ maxLength: 10 })), nastyString), { maxLength: 4 });
   const body = fc.oneof(
     fc.dictionary(fc.constantFrom(...op.bodyFields, 'extra', '__proto__', 'constructor'), anyValue, { maxKeys: 5 }),
@@ -152,9 +186,21 @@ function requestFor(op: Operation) {
     fc.string({ maxLength: 50 }).map((raw) => ({ raw })), // sent as-is: malformed JSON
     fc.constant(undefined),
   );
-  const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'garbage', undefined);
+  const contentType = fc.constantFrom(
+    'application/json',
+    'application/json; charset=utf-8',
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+    'garbage',
+    undefined,
+  );
   const credentials = fc.constantFrom<'session' | 'token' | 'none' | 'junk' | 'cookie-junk'>('session', 'token', 'none', 'junk', 'cookie-junk');
-  const junkAuthorization = fc.oneof(nastyString, nastyString.map((s) => `Bearer ${s}`), nastyString.map((s) => `Bearer pcs_${s}`));
+  const junkAuthorization = fc.oneof(
+    nastyString,
+    nastyString.map((s) => `Bearer ${s}`),
+    nastyString.map((s) => `Bearer pcs_${s}`),
+  );
   return fc.record({ pathParam, query, body, contentType, credentials, junkAuthorization });
 }
 
@@ -170,7 +216,11 @@ function toInject(op: Operation, r: ReturnType<typeof requestFor> extends fc.Arb
   if (credentials === 'cookie-junk') headers.cookie = `session=${encodeURIComponent(r.junkAuthorization)}`;
   if (r.contentType) headers['content-type'] = r.contentType;
   const hasBody = op.method !== 'get' && r.body !== undefined;
-  const payload = !hasBody ? undefined : typeof r.body === 'object' && r.body !== null && 'raw' in r.body && Object.keys(r.body).length === 1 ? String(r.body.raw) : JSON.stringify(r.body);
+  const payload = !hasBody
+    ? undefined
+    : typeof r.body === 'object' && r.body !== null && 'raw' in r.body && Object.keys(r.body).length === 1
+      ? String(r.body.raw)
+      : JSON.stringify(r.body);
   return { method: op.method.toUpperCase() as 'GET', url: search ? `${path}?${search}` : path, headers, ...(payload === undefined ? {} : { payload }) };
 }
 

@@ -128,7 +128,11 @@ describe('a shutdown that cannot finish', () => {
       const code = await stuck.stop('SIGTERM');
       expect(code).toBe(1);
       expect(Date.now() - started).toBeGreaterThanOrEqual(900);
-      const lines = stuck.output().split('\n').filter(Boolean).map((line) => JSON.parse(line));
+      const lines = stuck
+        .output()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line));
       expect(lines).toContainEqual(expect.objectContaining({ msg: 'shutdown timed out; exiting with work unfinished', timeoutSeconds: 1 }));
       socket.destroy();
     } finally {

@@ -86,9 +86,7 @@ export const CHECKS: Check[] = [
     severity: (network) => (CONSOLE_ERRORS_REJECTED.has(network) ? 'error' : 'warning'),
     run: ({ orientations }) => {
       const errors = orientations.flatMap((o) => o.consoleErrors.map((message) => ({ orientation: o.name, message })));
-      return errors.length
-        ? { passed: false, message: `console.error: ${byOrientation(errors).join('; ')}` }
-        : { passed: true, message: 'no console.error' };
+      return errors.length ? { passed: false, message: `console.error: ${byOrientation(errors).join('; ')}` } : { passed: true, message: 'no console.error' };
     },
   },
   {

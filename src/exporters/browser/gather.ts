@@ -161,7 +161,9 @@ async function load(page: Page, orientation: Orientation, entryUrl: string, ctaR
     phases.ready = (phases.ready ?? 0) + performance.now() - readyStarted;
     // Two frames, so that what the game did on "ready" is on screen.
     seen.notes = (await timed(phases, 'frames', () =>
-      page.evaluate('new Promise(function (resolve) { requestAnimationFrame(function () { requestAnimationFrame(function () { resolve(window.__pcsHarness); }); }); })'),
+      page.evaluate(
+        'new Promise(function (resolve) { requestAnimationFrame(function () { requestAnimationFrame(function () { resolve(window.__pcsHarness); }); }); })',
+      ),
     )) as PageNotes;
     seen.screenshot = await timed(phases, 'screenshot', () => page.screenshot({ type: 'png' }));
     await timed(phases, 'tap', () => page.touchscreen.tap(orientation.width / 2, orientation.height / 2));

@@ -6,5 +6,5 @@ export const inmobi: NetworkExporter = {
   network: 'inmobi',
   bridge: mraidBridge({ waitViewable: false }),
   bridgeCalls: ['mraid.open('],
-  check: forbidInScripts(/\buseCustomClose\s*\(/, 'the ad calls useCustomClose(); InMobi playables keep the container\'s close button'),
+  check: forbidInScripts(/\buseCustomClose\s*\(/, "the ad calls useCustomClose(); InMobi playables keep the container's close button"),
 };

@@ -52,7 +52,9 @@ export function startAtOnceBridge(cta: string, end = '', pause?: string): string
 
 /** The text of every script the artifact runs: inline <script> elements and the ZIP's .js files. */
 export function scriptText({ files }: ArtifactFiles, entry: Document): string {
-  const inline = elements(entry).filter((e) => e.tagName === 'script' && attr(e, 'src') === undefined).map(textOf);
+  const inline = elements(entry)
+    .filter((e) => e.tagName === 'script' && attr(e, 'src') === undefined)
+    .map(textOf);
   const bundled = [...files].filter(([path]) => extensionOf(path) === 'js').map(([, bytes]) => Buffer.from(bytes).toString('utf8'));
   return [...inline, ...bundled].join('\n');
 }

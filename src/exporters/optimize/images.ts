@@ -18,8 +18,7 @@ export const LARGEST_USEFUL_SIDE = 2048;
 export const image = (bytes: Buffer): Sharp => sharp(bytes, { sequentialRead: true, limitInputPixels: MAX_PIXELS });
 
 /** Shrinks to fit `side` × `side` (never enlarges). */
-export const fitWithin = (pipeline: Sharp, side: number): Sharp =>
-  pipeline.resize({ width: side, height: side, fit: 'inside', withoutEnlargement: true });
+export const fitWithin = (pipeline: Sharp, side: number): Sharp => pipeline.resize({ width: side, height: side, fit: 'inside', withoutEnlargement: true });
 
 /** SHA-256 of the decoded pixels as 8-bit sRGB + alpha, streamed: two images with the same hash look the same. */
 export async function pixelHash(bytes: Buffer): Promise<string> {

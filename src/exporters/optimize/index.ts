@@ -43,7 +43,12 @@ export interface Optimized {
  */
 export async function warmUpOptimizers(): Promise<void> {
   await js.lossless!(Buffer.from('var warm = 1;'), { whitespaceMatters: false, ffmpeg: null });
-  await png.lossless!(await sharp({ create: { width: 1, height: 1, channels: 3, background: '#000' } }).png().toBuffer(), { whitespaceMatters: false, ffmpeg: null });
+  await png.lossless!(
+    await sharp({ create: { width: 1, height: 1, channels: 3, background: '#000' } })
+      .png()
+      .toBuffer(),
+    { whitespaceMatters: false, ffmpeg: null },
+  );
 }
 
 /** Whether `mode` has a step that can make this file smaller (the load stage's pre-check asks). */

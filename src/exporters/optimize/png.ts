@@ -50,11 +50,22 @@ async function lossless(bytes: Buffer): Promise<StepOutcome> {
   if (why) return { kept: why };
   const size = await dimensions(bytes);
   if (!size || size.depth !== 'uchar') return { kept: 'kept as is: unreadable, too large or 16-bit' };
-  const candidates = [{ action: 'repack PNG (zlib 9)', encode: () => image(bytes).png({ ...ENCODE, palette: false }).toBuffer() }];
+  const candidates = [
+    {
+      action: 'repack PNG (zlib 9)',
+      encode: () =>
+        image(bytes)
+          .png({ ...ENCODE, palette: false })
+          .toBuffer(),
+    },
+  ];
   if (await hasAtMostColours(bytes, 256)) {
     candidates.push({
       action: 'repack PNG as palette (≤ 256 colours, exact)',
-      encode: () => image(bytes).png({ ...PALETTE, colours: 256, quality: 100, dither: 0, effort: QUANTIZE_EFFORT }).toBuffer(),
+      encode: () =>
+        image(bytes)
+          .png({ ...PALETTE, colours: 256, quality: 100, dither: 0, effort: QUANTIZE_EFFORT })
+          .toBuffer(),
     });
   }
   let best: { bytes: Buffer; action: string } | undefined;

@@ -16,8 +16,7 @@ export function rewriteElement(element: Element, placement: Placement, rules: Ne
     const ref = classifyReference(src);
     // The container's mraid.js and the network's own scripts are added once, in <head>.
     const networkOwned =
-      (ref.kind === 'file' && ref.fileName === 'mraid.js' && !placement.files.has('mraid.js')) ||
-      (ref.kind === 'external' && rules.networkScripts.includes(ref.url));
+      (ref.kind === 'file' && ref.fileName === 'mraid.js' && !placement.files.has('mraid.js')) || (ref.kind === 'external' && rules.networkScripts.includes(ref.url));
     if (networkOwned) return removeElement(element);
     const file = placement.lookup(src);
     if (file && !placement.inZip(file)) {
@@ -43,7 +42,12 @@ export function rewriteElement(element: Element, placement: Placement, rules: Ne
 
   for (const name of resourceAttributes(element)) setAttr(element, name, placement.url(attr(element, name)!));
   const srcset = attr(element, 'srcset');
-  if (srcset !== undefined) setAttr(element, 'srcset', rewriteSrcset(srcset, (url) => placement.url(url)));
+  if (srcset !== undefined)
+    setAttr(
+      element,
+      'srcset',
+      rewriteSrcset(srcset, (url) => placement.url(url)),
+    );
   const style = attr(element, 'style');
   if (style !== undefined) setAttr(element, 'style', placement.css(style, 'declarationList'));
   if (tag === 'style') setText(element, styleText(placement.css(textOf(element), 'stylesheet')));
@@ -53,13 +57,12 @@ export function failOnReferences(placement: Placement, network: Network, entryNa
   if (placement.missing.size) {
     throw new ExportFailure(
       `${entryName} references files that are not part of the variant: ${[...placement.missing].join(', ')}. ` +
-        'Add them to the variant\'s assetIds or remove the references.',
+        "Add them to the variant's assetIds or remove the references.",
     );
   }
   if (placement.external.size) {
     throw new ExportFailure(
-      `${network} does not allow external references, but the game loads: ${[...placement.external].join(', ')}. ` +
-        'Add these files to the variant instead.',
+      `${network} does not allow external references, but the game loads: ${[...placement.external].join(', ')}. ` + 'Add these files to the variant instead.',
     );
   }
 }

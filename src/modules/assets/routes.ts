@@ -11,10 +11,7 @@ import { createAssetService } from './service.js';
 
 const tags = ['assets'];
 
-export const assetRoutes: FastifyPluginAsyncZod<{ db: Database; store: ObjectStore; config: Config }> = async (
-  app,
-  { db, store, config },
-) => {
+export const assetRoutes: FastifyPluginAsyncZod<{ db: Database; store: ObjectStore; config: Config }> = async (app, { db, store, config }) => {
   const assets = createAssetService(db, store, config.storage);
 
   app.post('/storage/urls', {

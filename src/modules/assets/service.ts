@@ -69,9 +69,7 @@ export function createAssetService(db: Database, store: ObjectStore, settings: A
     // An S3 URL without a declared size cannot cap the body; the limit is enforced here instead.
     if (object.size > settings.maxUploadBytes) {
       await store.delete(asset.storageKey);
-      throw new PayloadTooLargeError(
-        `The uploaded file (${object.size} bytes) is over the ${settings.maxUploadBytes}-byte limit and was deleted`,
-      );
+      throw new PayloadTooLargeError(`The uploaded file (${object.size} bytes) is over the ${settings.maxUploadBytes}-byte limit and was deleted`);
     }
     const hash = createHash('sha256');
     await pipeline(await store.read(asset.storageKey), hash);
@@ -105,10 +103,7 @@ export function createAssetService(db: Database, store: ObjectStore, settings: A
     find,
     confirmUpload,
 
-    async createUpload(
-      caller: Caller,
-      input: { fileName: string; contentType: string; organizationId?: string; gameId?: string; size?: number },
-    ) {
+    async createUpload(caller: Caller, input: { fileName: string; contentType: string; organizationId?: string; gameId?: string; size?: number }) {
       const organizationId = resolveOrganizationId(caller, input.organizationId);
       if (input.gameId !== undefined) await assertGameIn([organizationId], input.gameId);
       const id = randomUUID();
@@ -169,10 +164,7 @@ export function createAssetService(db: Database, store: ObjectStore, settings: A
       return withDownloadUrl(asset);
     },
 
-    async list(
-      caller: Caller,
-      query: PageRequest<'createdAt' | 'fileName' | 'size'> & { organizationId?: string; gameId?: string; status?: AssetStatus },
-    ) {
+    async list(caller: Caller, query: PageRequest<'createdAt' | 'fileName' | 'size'> & { organizationId?: string; gameId?: string; status?: AssetStatus }) {
       const organizationIds = visibleOrganizationIds(caller, query.organizationId);
       if (query.gameId !== undefined) await assertGameIn(organizationIds, query.gameId);
       const where = {

@@ -74,8 +74,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ db: Database; config: Config }>
       tags,
       operationId: 'changePassword',
       summary: "Change the password; ends the user's other sessions",
-      description:
-        'A wrong currentPassword is 400 (this session stays valid) and counts towards the account lockout (10 failures in 15 minutes → 429).',
+      description: 'A wrong currentPassword is 400 (this session stays valid) and counts towards the account lockout (10 failures in 15 minutes → 429).',
       body: changePasswordBody,
       response: { 204: z.null() },
     },

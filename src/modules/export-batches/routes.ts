@@ -22,8 +22,7 @@ export const exportBatchRoutes: FastifyPluginAsyncZod<ExportBatchServiceDeps> = 
       body: createBatchBody,
       response: { 202: batchCreatedSchema },
     },
-    handler: async (request, reply) =>
-      reply.code(202).send(await batches.create(callerOf(request), request.body, request.headers['idempotency-key'])),
+    handler: async (request, reply) => reply.code(202).send(await batches.create(callerOf(request), request.body, request.headers['idempotency-key'])),
   });
 
   app.get('/export-batches', {
@@ -34,7 +33,13 @@ export const exportBatchRoutes: FastifyPluginAsyncZod<ExportBatchServiceDeps> = 
 
   app.get('/export-batches/:id', {
     config: { scope: 'exports:read' },
-    schema: { tags, operationId: 'getExportBatch', summary: 'One export batch: its exports, counts and, once finished, the ZIP', params: idParam, response: { 200: batchSchema } },
+    schema: {
+      tags,
+      operationId: 'getExportBatch',
+      summary: 'One export batch: its exports, counts and, once finished, the ZIP',
+      params: idParam,
+      response: { 200: batchSchema },
+    },
     handler: async (request) => batches.get(callerOf(request), request.params.id),
   });
 };

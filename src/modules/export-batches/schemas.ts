@@ -49,13 +49,15 @@ export const batchSchema = batchCreatedSchema.extend({
   optimize: optimizeMode,
   validation: validationMode,
   counts: z.object(Object.fromEntries(EXPORT_STATUSES.map((s) => [s, z.number().int()])) as Record<(typeof EXPORT_STATUSES)[number], z.ZodNumber>),
-  exports: z.array(
-    batchExportCreatedSchema.extend({
-      size: z.number().int().nullable(),
-      error: z.string().nullable(),
-      finishedAt: timestamp.nullable(),
-    }),
-  ).describe('In the order requested: each variant, then each network; GET /exports/{id} has the rest'),
+  exports: z
+    .array(
+      batchExportCreatedSchema.extend({
+        size: z.number().int().nullable(),
+        error: z.string().nullable(),
+        finishedAt: timestamp.nullable(),
+      }),
+    )
+    .describe('In the order requested: each variant, then each network; GET /exports/{id} has the rest'),
   downloadUrl: z.string().nullable().describe('Short-lived URL of the ZIP, once finished'),
   size: z.number().int().nullable().describe('Bytes of the ZIP'),
   finishedAt: timestamp.nullable(),

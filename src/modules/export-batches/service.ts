@@ -36,7 +36,9 @@ export function createExportBatchService({ db, store, queue, downloadUrlTtlSecon
     if (visible.length !== variantIds.length) throw new NotFoundError('Variant');
     const organizationIds = new Set(visible.map((v) => v.organizationId));
     if (organizationIds.size > 1) {
-      throw new ValidationError('variantIds must all be variants of one organization', [{ path: 'body.variantIds', message: 'names variants of several organizations' }]);
+      throw new ValidationError('variantIds must all be variants of one organization', [
+        { path: 'body.variantIds', message: 'names variants of several organizations' },
+      ]);
     }
     return visible[0]!.organizationId;
   }
@@ -47,7 +49,12 @@ export function createExportBatchService({ db, store, queue, downloadUrlTtlSecon
     const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((x) => b.includes(x));
     if (
       existing &&
-      !(sameSet(existing.variantIds, request.variantIds) && sameSet(existing.networks, request.networks) && existing.optimize === request.optimize && existing.validation === request.validation)
+      !(
+        sameSet(existing.variantIds, request.variantIds) &&
+        sameSet(existing.networks, request.networks) &&
+        existing.optimize === request.optimize &&
+        existing.validation === request.validation
+      )
     ) {
       throw new ConflictError('This Idempotency-Key was already used for another export batch request');
     }

@@ -7,15 +7,7 @@ import { envelopeSchema } from '../../lib/pagination.js';
 import { idParam } from '../../lib/schemas.js';
 import { callerOf } from '../../plugins/auth.js';
 import type { ObjectStore } from '../../storage/types.js';
-import {
-  createExportBody,
-  createExportDescription,
-  exportCreatedSchema,
-  exportSchema,
-  idempotencyHeaders,
-  listExportsQuery,
-  networkSchema,
-} from './schemas.js';
+import { createExportBody, createExportDescription, exportCreatedSchema, exportSchema, idempotencyHeaders, listExportsQuery, networkSchema } from './schemas.js';
 import { createExportService } from './service.js';
 
 const tags = ['exports'];
@@ -41,8 +33,7 @@ export const exportRoutes: FastifyPluginAsyncZod<ExportRoutesOptions> = async (a
       body: createExportBody,
       response: { 202: exportCreatedSchema },
     },
-    handler: async (request, reply) =>
-      reply.code(202).send(await exports.create(callerOf(request), request.body, request.headers['idempotency-key'])),
+    handler: async (request, reply) => reply.code(202).send(await exports.create(callerOf(request), request.body, request.headers['idempotency-key'])),
   });
 
   app.get('/exports', {
@@ -53,7 +44,12 @@ export const exportRoutes: FastifyPluginAsyncZod<ExportRoutesOptions> = async (a
 
   app.get('/exports/networks', {
     config: { scope: 'exports:read' },
-    schema: { tags, operationId: 'listNetworks', summary: 'The ad networks and their packaging rules', response: { 200: z.object({ data: z.array(networkSchema) }) } },
+    schema: {
+      tags,
+      operationId: 'listNetworks',
+      summary: 'The ad networks and their packaging rules',
+      response: { 200: z.object({ data: z.array(networkSchema) }) },
+    },
     handler: async () => ({ data: NETWORKS.map((network) => ({ network, ...NETWORK_RULES[network] })) }),
   });
 

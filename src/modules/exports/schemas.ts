@@ -14,7 +14,9 @@ const network = z.enum(NETWORKS, {
 
 export const optimizeMode = z
   .enum(OPTIMIZE_MODES)
-  .describe('none: files as uploaded; lossless (default): minify and re-pack without visible change; fit: also lossy steps, largest asset first, until the network\'s size limit is met');
+  .describe(
+    "none: files as uploaded; lossless (default): minify and re-pack without visible change; fit: also lossy steps, largest asset first, until the network's size limit is met",
+  );
 export const validationMode = z
   .enum(VALIDATION_MODES)
   .describe('enforce (default): a failed error-severity browser check fails the export; report: the export succeeds and report.runtime tells');
@@ -94,7 +96,9 @@ const runtimeReportSchema = z.object({
   ),
   requests: z.array(z.string()).describe("URLs requested besides the artifact's own files (all blocked)"),
   consoleErrors: z.array(z.string()),
-  bridgeCalls: z.array(z.object({ name: z.string(), args: z.array(z.unknown()) })).describe('Calls to the network\'s container, e.g. { name: "mraid.open", args: ["https://…"] }'),
+  bridgeCalls: z
+    .array(z.object({ name: z.string(), args: z.array(z.unknown()) }))
+    .describe('Calls to the network\'s container, e.g. { name: "mraid.open", args: ["https://…"] }'),
 });
 
 export const exportSchema = exportCreatedSchema.extend({
@@ -115,7 +119,9 @@ export const exportSchema = exportCreatedSchema.extend({
         api: z
           .enum(ENTRY_APIS)
           .optional()
-          .describe('The API the build is written for: window.playable, a container\'s mraid, Luna Playground, or none (absent on exports built before detection existed)'),
+          .describe(
+            "The API the build is written for: window.playable, a container's mraid, Luna Playground, or none (absent on exports built before detection existed)",
+          ),
       }),
       runtimeBytes: z.number().int().optional().describe('Bytes of the injected runtime (window.playable and the mraid/Luna adapters this build needs)'),
       assets: z.array(assetReportSchema).describe('Per-asset size report'),

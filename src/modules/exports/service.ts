@@ -150,4 +150,3 @@ export function createExportService({ db, store, queue, downloadUrlTtlSeconds }:
     },
   };
 }
-

@@ -34,7 +34,14 @@ export const gameRoutes: FastifyPluginAsyncZod<{ db: Database; store: ObjectStor
 
   app.patch('/games/:id', {
     config: { scope: 'games:write' },
-    schema: { tags, operationId: 'updateGame', summary: 'Rename a game or change its description', params: idParam, body: updateGameBody, response: { 200: gameSchema } },
+    schema: {
+      tags,
+      operationId: 'updateGame',
+      summary: 'Rename a game or change its description',
+      params: idParam,
+      body: updateGameBody,
+      response: { 200: gameSchema },
+    },
     handler: async (request) => games.update(callerOf(request), request.params.id, request.body),
   });
 

@@ -43,10 +43,7 @@ export function createGameService(db: Database, store: ObjectStore, queue: Expor
       return toGameDto(game);
     },
 
-    async list(
-      caller: Caller,
-      query: PageRequest<GameSortField> & { organizationId?: string; q?: string; cursor?: string },
-    ) {
+    async list(caller: Caller, query: PageRequest<GameSortField> & { organizationId?: string; q?: string; cursor?: string }) {
       const filter = { organizationIds: visibleOrganizationIds(caller, query.organizationId), q: query.q };
       const [page, total] = await Promise.all([cursorPage(query, GAME_SORT_KINDS, (slice) => reads.list(filter, slice)), reads.count(filter)]);
       return cursorEnvelope(page.rows.map(toGameDto), total, { ...query, page: page.page }, page.nextCursor);
@@ -58,10 +55,7 @@ export function createGameService(db: Database, store: ObjectStore, queue: Expor
 
     async update(caller: Caller, id: string, input: { name?: string; description?: string | null }) {
       const game = await find(caller, id);
-      const updated = await uniqueOr409(
-        db.game.update({ where: { id: game.id }, data: input }),
-        duplicateName(input.name ?? game.name),
-      );
+      const updated = await uniqueOr409(db.game.update({ where: { id: game.id }, data: input }), duplicateName(input.name ?? game.name));
       return toGameDto(updated);
     },
 

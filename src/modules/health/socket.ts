@@ -16,10 +16,7 @@ const fromSocket = new WeakSet<IncomingMessage>();
 export const isHealthSocketRequest = (request: IncomingMessage): boolean => fromSocket.has(request);
 
 /** Serves GET/HEAD of the health paths on `socketPath` through `route`; resolves to a function that closes it. */
-export async function listenHealthSocket(
-  socketPath: string,
-  route: (request: IncomingMessage, response: ServerResponse) => void,
-): Promise<() => Promise<void>> {
+export async function listenHealthSocket(socketPath: string, route: (request: IncomingMessage, response: ServerResponse) => void): Promise<() => Promise<void>> {
   await removeStaleSocket(socketPath);
   const server = createServer((request, response) => {
     if ((request.method === 'GET' || request.method === 'HEAD') && HEALTH_PATHS.has(request.url ?? '')) {

@@ -39,11 +39,7 @@ export function createOidcService(db: Database, config: Config, oidc: OidcConfig
     return discovered;
   }
 
-  async function verifiedClaims(
-    configuration: client.Configuration,
-    callbackQuery: string,
-    attempt: LoginAttempt,
-  ): Promise<client.UserInfoResponse> {
+  async function verifiedClaims(configuration: client.Configuration, callbackQuery: string, attempt: LoginAttempt): Promise<client.UserInfoResponse> {
     const currentUrl = new URL(oidc.redirectUrl);
     currentUrl.search = callbackQuery;
     try {
@@ -118,6 +114,9 @@ function refusalReason(error: unknown): string | undefined {
 function displayName(claims: client.UserInfoResponse, email: string): string {
   const fromClaims = claims.name ?? [claims.given_name, claims.family_name].filter(Boolean).join(' ');
   // eslint-disable-next-line no-control-regex
-  const clean = String(fromClaims ?? '').replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, NAME_MAX_LENGTH);
+  const clean = String(fromClaims ?? '')
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim()
+    .slice(0, NAME_MAX_LENGTH);
   return clean || email.split('@')[0]!;
 }

@@ -18,8 +18,7 @@ const toOrganizationDto = (org: Organization, role: Role | null) => ({
 });
 
 export function createOrganizationService(db: Database, storageQuotaBytes: number) {
-  const roleOf = (caller: Caller, organizationId: string) =>
-    caller.kind === 'session' ? (caller.roles.get(organizationId) ?? null) : null;
+  const roleOf = (caller: Caller, organizationId: string) => (caller.kind === 'session' ? (caller.roles.get(organizationId) ?? null) : null);
 
   /** The organization, if the caller may manage its members; otherwise 404 or 403. */
   function manageable(caller: SessionCaller, organizationId: string) {
@@ -37,11 +36,12 @@ export function createOrganizationService(db: Database, storageQuotaBytes: numbe
 
     async list(caller: Caller, query: PageRequest<'createdAt' | 'name'>) {
       const where = { id: { in: visibleOrganizationIds(caller, undefined) } };
-      const [rows, total] = await Promise.all([
-        db.organization.findMany({ where, ...pageArgs(query) }),
-        db.organization.count({ where }),
-      ]);
-      return envelope(rows.map((org) => toOrganizationDto(org, roleOf(caller, org.id))), total, query);
+      const [rows, total] = await Promise.all([db.organization.findMany({ where, ...pageArgs(query) }), db.organization.count({ where })]);
+      return envelope(
+        rows.map((org) => toOrganizationDto(org, roleOf(caller, org.id))),
+        total,
+        query,
+      );
     },
 
     async get(caller: Caller, id: string) {

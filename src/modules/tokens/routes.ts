@@ -19,7 +19,7 @@ export const tokenRoutes: FastifyPluginAsyncZod<{ db: Database }> = async (app, 
       operationId: 'createToken',
       summary: 'Create an API token (the secret is returned only here)',
       description:
-        "A session user must be owner or admin of the organization. An API token can only grant scopes it holds; the token it creates acts for the same user and expires no later than it.",
+        'A session user must be owner or admin of the organization. An API token can only grant scopes it holds; the token it creates acts for the same user and expires no later than it.',
       body: createTokenBody,
       response: { 201: createdTokenSchema },
     },
@@ -28,7 +28,13 @@ export const tokenRoutes: FastifyPluginAsyncZod<{ db: Database }> = async (app, 
 
   app.get('/tokens', {
     config: { scope: 'tokens:read' },
-    schema: { tags, operationId: 'listTokens', summary: 'List API tokens (never their secrets)', querystring: listTokensQuery, response: { 200: envelopeSchema(listedTokenSchema) } },
+    schema: {
+      tags,
+      operationId: 'listTokens',
+      summary: 'List API tokens (never their secrets)',
+      querystring: listTokensQuery,
+      response: { 200: envelopeSchema(listedTokenSchema) },
+    },
     handler: async (request) => tokens.list(callerOf(request), request.query),
   });
 

@@ -17,7 +17,7 @@ export const createTokenBody = z.strictObject({
   expiresAt: z.iso
     .datetime({ offset: true })
     .optional()
-    .describe("When the token stops working (ISO-8601); never when omitted. A token made by a token expires no later than its parent")
+    .describe('When the token stops working (ISO-8601); never when omitted. A token made by a token expires no later than its parent')
     .refine((v) => v === undefined || Date.parse(v) > Date.now(), 'must be in the future'),
 });
 
@@ -34,15 +34,10 @@ export const tokenSchema = z.object({
 });
 
 export const listedTokenSchema = tokenSchema.extend({
-  createdBy: z
-    .object({ id: z.string(), email: z.string() })
-    .nullable()
-    .describe('The user the token acts for (null once that user is deleted)'),
+  createdBy: z.object({ id: z.string(), email: z.string() }).nullable().describe('The user the token acts for (null once that user is deleted)'),
   parentTokenId: z.string().nullable().describe('The token that created this one; null when a session did'),
 });
 
-export const createdTokenSchema = tokenSchema
-  .omit({ revokedAt: true })
-  .extend({ token: z.string().describe('The secret: shown once, store it now') });
+export const createdTokenSchema = tokenSchema.omit({ revokedAt: true }).extend({ token: z.string().describe('The secret: shown once, store it now') });
 
 export const listTokensQuery = listQuery(['createdAt', 'name']).extend({ organizationId: optionalOrganizationId });

@@ -5,15 +5,7 @@ import { envelope, type PageRequest, pageArgs } from '../../lib/pagination.js';
 import { iso, isoOrNull } from '../../lib/schemas.js';
 import type { Caller, TokenCaller } from '../../plugins/auth.js';
 import { grants, type Scope } from '../../plugins/scopes.js';
-import {
-  assertId,
-  assertVisible,
-  hasRole,
-  MANAGER_ROLES,
-  requireRole,
-  resolveOrganizationId,
-  visibleOrganizationIds,
-} from '../organizations/access.js';
+import { assertId, assertVisible, hasRole, MANAGER_ROLES, requireRole, resolveOrganizationId, visibleOrganizationIds } from '../organizations/access.js';
 import { descendsFrom, lockOrganizationTokens, revokeTree } from './lineage.js';
 import { newTokenSecret } from './secret.js';
 
@@ -104,10 +96,7 @@ export function createTokenService(db: Database) {
         tokenHash: hash,
         expiresAt: input.expiresAt ? new Date(input.expiresAt) : null,
       };
-      const token =
-        caller.kind === 'session'
-          ? await db.apiToken.create({ data: { ...data, createdById: caller.userId } })
-          : await createChild(caller, data);
+      const token = caller.kind === 'session' ? await db.apiToken.create({ data: { ...data, createdById: caller.userId } }) : await createChild(caller, data);
       const { revokedAt: _revokedAt, ...dto } = toTokenDto(token);
       return { ...dto, token: secret };
     },

@@ -17,13 +17,19 @@ export const variantRoutes: FastifyPluginAsyncZod<{ db: Database; store: ObjectS
   app.post('/games/:id/variants', {
     config: { scope: 'games:write' },
     schema: { tags, operationId: 'createVariant', summary: 'Create a variant of a game', params: idParam, body: createVariantBody, response: { 201: variantSchema } },
-    handler: async (request, reply) =>
-      reply.code(201).send(await variants.create(callerOf(request), request.params.id, request.body)),
+    handler: async (request, reply) => reply.code(201).send(await variants.create(callerOf(request), request.params.id, request.body)),
   });
 
   app.get('/games/:id/variants', {
     config: { scope: 'games:read' },
-    schema: { tags, operationId: 'listVariants', summary: "List a game's variants", params: idParam, querystring: listVariantsQuery, response: { 200: envelopeSchema(variantSchema) } },
+    schema: {
+      tags,
+      operationId: 'listVariants',
+      summary: "List a game's variants",
+      params: idParam,
+      querystring: listVariantsQuery,
+      response: { 200: envelopeSchema(variantSchema) },
+    },
     handler: async (request) => variants.list(callerOf(request), request.params.id, request.query),
   });
 

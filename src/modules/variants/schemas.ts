@@ -29,12 +29,8 @@ export const variantSchema = z.object({
 
 export const createVariantBody = z.strictObject({
   name: plainText(200).describe('Unique within the game'),
-  entryAssetId: assetId.describe('A ready text/html asset of the same organization: the playable\'s entry page'),
-  assetIds: z
-    .array(assetId)
-    .max(MAX_VARIANT_ASSETS)
-    .optional()
-    .describe('Ready assets the entry page loads, matched to its references by file name'),
+  entryAssetId: assetId.describe("A ready text/html asset of the same organization: the playable's entry page"),
+  assetIds: z.array(assetId).max(MAX_VARIANT_ASSETS).optional().describe('Ready assets the entry page loads, matched to its references by file name'),
   config: config.optional(),
 });
 

@@ -61,7 +61,10 @@ export function createVariantService(db: Database, store: ObjectStore, queue: Ex
     }
     const unknown = assetIds.filter((id) => !byId.has(id));
     if (unknown.length) {
-      throw new ValidationError(`assetIds must name ready assets of the organization; not usable: ${unknown.join(', ')}`, unknown.map((id) => ({ path: 'assetIds', message: `${id} is not a ready asset of this organization` })));
+      throw new ValidationError(
+        `assetIds must name ready assets of the organization; not usable: ${unknown.join(', ')}`,
+        unknown.map((id) => ({ path: 'assetIds', message: `${id} is not a ready asset of this organization` })),
+      );
     }
     const fileNames = ids.map((id) => byId.get(id)!.fileName);
     const clashes = [...new Set(fileNames.filter((name, i) => fileNames.indexOf(name) !== i))];
@@ -101,10 +104,7 @@ export function createVariantService(db: Database, store: ObjectStore, queue: Ex
     async list(caller: Caller, gameId: string, query: PageRequest<'createdAt' | 'updatedAt' | 'name'>) {
       const game = await games.find(caller, gameId);
       const where = { gameId: game.id };
-      const [rows, total] = await Promise.all([
-        db.variant.findMany({ where, include: withAssets, ...pageArgs(query) }),
-        db.variant.count({ where }),
-      ]);
+      const [rows, total] = await Promise.all([db.variant.findMany({ where, include: withAssets, ...pageArgs(query) }), db.variant.count({ where })]);
       return envelope(rows.map(toVariantDto), total, query);
     },
 
@@ -115,11 +115,7 @@ export function createVariantService(db: Database, store: ObjectStore, queue: Ex
     async update(caller: Caller, id: string, input: VariantInput) {
       const variant = await find(caller, id);
       if (input.entryAssetId !== undefined || input.assetIds !== undefined) {
-        await checkAssets(
-          variant.organizationId,
-          input.entryAssetId ?? variant.entryAssetId,
-          input.assetIds ?? variant.assets.map((a) => a.assetId),
-        );
+        await checkAssets(variant.organizationId, input.entryAssetId ?? variant.entryAssetId, input.assetIds ?? variant.assets.map((a) => a.assetId));
       }
       const updated = await uniqueOr409(
         db.variant.update({

@@ -63,7 +63,11 @@ export function postMessage(target: WebhookTarget, headers: Record<string, strin
       // The answer's body is not needed; read it off so the connection can close.
       response.resume();
       const ok = statusCode >= 200 && statusCode < 300;
-      resolve({ ok, statusCode, error: ok ? null : `The receiver answered ${statusCode}${statusCode >= 300 && statusCode < 400 ? ' (redirects are not followed)' : ''}` });
+      resolve({
+        ok,
+        statusCode,
+        error: ok ? null : `The receiver answered ${statusCode}${statusCode >= 300 && statusCode < 400 ? ' (redirects are not followed)' : ''}`,
+      });
     });
     request.once('error', (error: NodeJS.ErrnoException) => {
       const reason = error.name === 'AbortError' || error.name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : (error.code ?? error.message);

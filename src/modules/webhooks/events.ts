@@ -22,11 +22,7 @@ export const WEBHOOK_EVENTS = Object.keys(EVENT_DATA) as [WebhookEvent, ...Webho
  * function to call once `tx` has committed: it wakes this process's delivery workers, so a
  * delivery does not wait for their next poll.
  */
-export async function recordEvent(
-  tx: Transaction,
-  queue: ExportQueue,
-  event: { organizationId: string; type: WebhookEvent; data: unknown },
-): Promise<() => void> {
+export async function recordEvent(tx: Transaction, queue: ExportQueue, event: { organizationId: string; type: WebhookEvent; data: unknown }): Promise<() => void> {
   const webhooks = await tx.webhook.findMany({ where: { organizationId: event.organizationId, events: { has: event.type } }, select: { id: true } });
   if (webhooks.length === 0) return () => {};
   // Parsed by the GET's schema, the data has exactly the properties GET writes.

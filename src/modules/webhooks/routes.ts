@@ -21,13 +21,26 @@ export const webhookRoutes: FastifyPluginAsyncZod<WebhookServiceDeps> = async (a
 
   app.post('/webhooks', {
     config: { scope: 'webhooks:write' },
-    schema: { tags, operationId: 'createWebhook', summary: 'Subscribe a URL to export events', description: createWebhookDescription, body: createWebhookBody, response: { 201: webhookCreatedSchema } },
+    schema: {
+      tags,
+      operationId: 'createWebhook',
+      summary: 'Subscribe a URL to export events',
+      description: createWebhookDescription,
+      body: createWebhookBody,
+      response: { 201: webhookCreatedSchema },
+    },
     handler: async (request, reply) => reply.code(201).send(await webhooks.create(callerOf(request), request.body)),
   });
 
   app.get('/webhooks', {
     config: { scope: 'webhooks:read' },
-    schema: { tags, operationId: 'listWebhooks', summary: 'List webhooks (never their secrets)', querystring: listWebhooksQuery, response: { 200: envelopeSchema(webhookSchema) } },
+    schema: {
+      tags,
+      operationId: 'listWebhooks',
+      summary: 'List webhooks (never their secrets)',
+      querystring: listWebhooksQuery,
+      response: { 200: envelopeSchema(webhookSchema) },
+    },
     handler: async (request) => webhooks.list(callerOf(request), request.query),
   });
 

@@ -58,7 +58,10 @@ async function exportEverywhere(dir: string, config: Record<string, unknown>): P
 function expectRuntimeReachesCta({ network, exported }: Exported, url: string) {
   const runtime = exported.report.runtime;
   expect(runtime, network).toMatchObject({ status: 'passed', requests: [], consoleErrors: [] });
-  expect(runtime.checks.filter((c: { passed: boolean }) => !c.passed), network).toEqual([]);
+  expect(
+    runtime.checks.filter((c: { passed: boolean }) => !c.passed),
+    network,
+  ).toEqual([]);
   const ctas = runtime.bridgeCalls.filter((call: { name: string; args: unknown[] }) => matchesCall(call, CONTAINERS[network].cta));
   expect(ctas.length, `${network}: ${JSON.stringify(runtime.bridgeCalls)}`).toBe(2);
   if (CONTAINERS[network].cta.name === 'mraid.open') {
@@ -73,7 +76,7 @@ async function tapAndAwaitCta(opened: Awaited<ReturnType<typeof openArtifact>>, 
 }
 
 describe('an MRAID-native build on every network', () => {
-  it('runs unchanged: the tap reaches each network\'s CTA bridge with the store URL', { timeout: 400_000 }, async () => {
+  it("runs unchanged: the tap reaches each network's CTA bridge with the store URL", { timeout: 400_000 }, async () => {
     for (const result of await exportEverywhere('mraid-native', {})) {
       const { network, exported, bytes } = result;
       expect(exported.report.entry.api, network).toBe('mraid');

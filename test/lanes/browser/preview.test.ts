@@ -97,7 +97,7 @@ describe('a preview link in Chromium', () => {
     await close();
   });
 
-  it('fits a phone screen and reaches a ZIP network\'s bridge (Vungle\'s postMessage to the parent frame)', async () => {
+  it("fits a phone screen and reaches a ZIP network's bridge (Vungle's postMessage to the parent frame)", async () => {
     const preview = await previewOf('vungle');
     const { page, problems, close } = await openPage(preview.url, { width: 390, height: 844 });
     const frame = await gameFrame(page);
@@ -122,7 +122,9 @@ describe('a preview link in Chromium', () => {
       const { name, args } = CONTAINERS[network].cta;
       // The CTA's name and, where the network's pattern names them (Vungle's "download"), its first arguments.
       const expected = args ? formatBridgeCall({ name, args }).slice(0, -1) : `${name}(`;
-      await expect.poll(() => logLines(page), { message: network }).toContainEqual(expect.stringMatching(new RegExp(`^${expected.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`)));
+      await expect
+        .poll(() => logLines(page), { message: network })
+        .toContainEqual(expect.stringMatching(new RegExp(`^${expected.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`)));
       expect(problems, network).toEqual([]);
       await close();
     }

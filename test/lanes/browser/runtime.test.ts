@@ -44,7 +44,7 @@ async function fetchPng(url: string) {
 }
 
 describe('the sample game on every network', () => {
-  it('passes every runtime check, and a tap reaches the network\'s CTA bridge', { timeout: 300_000 }, async () => {
+  it("passes every runtime check, and a tap reaches the network's CTA bridge", { timeout: 300_000 }, async () => {
     const sample = await createSampleVariant(t, user);
     const ids = await Promise.all(NETWORKS.map((network) => exportVariant(sample.variant.id, network)));
     for (const [i, network] of NETWORKS.entries()) {
@@ -53,7 +53,10 @@ describe('the sample game on every network', () => {
       const runtime = exported.report.runtime;
       expect(runtime, network).toMatchObject({ status: 'passed', browser: expect.stringMatching(/^Chromium \d+\./), requests: [], consoleErrors: [] });
       expect(runtime.reason).toBeUndefined();
-      expect(runtime.checks.filter((c: { passed: boolean }) => !c.passed), network).toEqual([]);
+      expect(
+        runtime.checks.filter((c: { passed: boolean }) => !c.passed),
+        network,
+      ).toEqual([]);
       expect(runtime.orientations.map((o: { name: string; width: number; height: number }) => [o.name, o.width, o.height])).toEqual([
         ['portrait', 360, 640],
         ['landscape', 640, 360],
