@@ -106,6 +106,32 @@ describe('report.entry.api', () => {
   });
 });
 
+describe("the container's mraid.js", () => {
+  it("is any reference by that name (any case, folder or query): dropped for the network's own or the shim, never the variant's file", {
+    timeout: 120_000,
+  }, async () => {
+    // The game reaches mraid only through window['mraid'], which the tokenizer does not see as a
+    // call; loading mraid.js alone makes it an MRAID build. The variant's own mraid.js (a
+    // developer's stub) is not shipped: the network's or the shim stands in.
+    const withStub = (game: Game) => {
+      build(page('<script src="js/MRAID.js?v=2"></script><script src="game.js"></script>'), "var bridge = window['mraid']; document.title = typeof bridge;")(game);
+      game.assets.push({ fileName: 'mraid.js', contentType: 'text/javascript', bytes: Buffer.from('window.mraid = { developerStub: true };') });
+    };
+    const lunaTemplate = build(page('<script src="game.js"></script>'), 'window.addEventListener(`luna:build`, function () {});');
+    const [mraid, luna] = await Promise.all([exportBuild('Stubbed', withStub, ['applovin', 'meta', 'tiktok']), exportBuild('Luna template', lunaTemplate, ['meta'])]);
+    for (const [network, { exported, html, bytes }] of mraid) {
+      const native = NETWORK_RULES[network].mraid === 'required';
+      expect(exported.report.entry.api, network).toBe('mraid');
+      expect(html, network).not.toContain('developerStub');
+      expect(html.toLowerCase().includes('mraid.js?v=2'), network).toBe(false);
+      expect(count(html, '<script src="mraid.js"></script>'), network).toBe(native ? 1 : 0);
+      expect(html.includes(MRAID_SHIM), network).toBe(!native);
+      expect(validateArtifact(network, bytes).problems, network).toEqual([]);
+    }
+    expect(luna.get('meta')!.exported.report.entry.api).toBe('luna');
+  });
+});
+
 describe('an MRAID-native build', () => {
   const NETWORKS: Network[] = ['applovin', 'ironsource', 'snapchat', 'tiktok', 'vungle', 'moloco', 'google', 'meta', 'mintegral'];
 

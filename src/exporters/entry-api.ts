@@ -5,7 +5,7 @@
 // none of them is not tokenized at all (a Luna build's engine is megabytes).
 import { tokenizer, tokTypes, type TokenType } from 'acorn';
 import { attr, elements, parseHtml, textOf } from './html.js';
-import { classifyReference } from './references.js';
+import { classifyReference, isContainerMraid } from './references.js';
 import type { LoadedVariant } from './types.js';
 
 export const ENTRY_APIS = ['playable', 'mraid', 'luna', 'none'] as const;
@@ -30,9 +30,13 @@ interface Script {
   module: boolean;
 }
 
-/** The scripts the entry runs: inline text, its files by name, and `on…` handler attributes. */
-function scriptsOf(variant: LoadedVariant): Script[] {
+/**
+ * The scripts the entry runs — inline text, its files by name, and `on…` handler attributes — and
+ * whether it loads the container's mraid.js.
+ */
+function scriptsOf(variant: LoadedVariant): { scripts: Script[]; loadsMraid: boolean } {
   const scripts: Script[] = [];
+  let loadsMraid = false;
   for (const element of elements(parseHtml(variant.entry.bytes.toString('utf8')))) {
     for (const { name, value } of element.attrs) if (name.startsWith('on')) scripts.push({ text: value, module: false });
     if (element.tagName !== 'script') continue;
@@ -45,10 +49,11 @@ function scriptsOf(variant: LoadedVariant): Script[] {
       continue;
     }
     const ref = classifyReference(src);
-    const file = ref.kind === 'file' ? variant.files.get(ref.fileName) : undefined;
+    if (isContainerMraid(ref)) loadsMraid = true;
+    const file = ref.kind === 'file' && !isContainerMraid(ref) ? variant.files.get(ref.fileName) : undefined;
     if (file) scripts.push({ text: file.bytes.toString('utf8'), module });
   }
-  return scripts;
+  return { scripts, loadsMraid };
 }
 
 /** A token's kind and its value (a name's name, a string's contents); acorn's typings omit the value. */
@@ -84,19 +89,31 @@ function usesGlobal(tokens: Token[], i: number): boolean {
   return isDot(after) || after?.type === tokTypes.bracketL;
 }
 
+/** `window['mraid']` (or self/globalThis): the global named by a string in brackets. */
+const globalByString = (tokens: Token[], i: number) =>
+  tokens[i - 1]?.type === tokTypes.bracketL && isName(tokens[i - 2]) && GLOBAL_OBJECTS.has(tokens[i - 2]!.value) && tokens[i + 1]?.type === tokTypes.bracketR;
+
 export function detectEntryApi(variant: LoadedVariant): EntryApiUsage {
   const usage = { playable: false, mraid: false, luna: false };
-  for (const script of scriptsOf(variant)) {
+  const { scripts, loadsMraid } = scriptsOf(variant);
+  for (const script of scripts) {
     if (!HINTS.some((hint) => script.text.includes(hint))) continue;
     const tokens = tokensOf(script);
     tokens.forEach((token, i) => {
-      if (token.type === tokTypes.string && token.value.startsWith('luna:')) usage.luna = true;
+      if ((token.type === tokTypes.string || token.type === tokTypes.template) && token.value.startsWith('luna:')) usage.luna = true;
+      if (token.type === tokTypes.string && globalByString(tokens, i)) {
+        if (token.value === 'mraid') usage.mraid = true;
+        else if (token.value === 'playable') usage.playable = true;
+      }
       if (!isName(token) || !usesGlobal(tokens, i)) return;
       if (token.value === 'playable') usage.playable = true;
       else if (token.value === 'mraid') usage.mraid = true;
       else if (token.value === 'Luna' && isName(tokens[i + 2], 'Unity')) usage.luna = true;
     });
   }
+  // An entry that loads mraid.js and uses nothing else is an MRAID build (CONTRACT §14), even
+  // when its calls are out of the tokenizer's sight: without the shim it would die on `mraid`.
+  if (loadsMraid && !usage.playable && !usage.luna) usage.mraid = true;
   // Our own API first (a build written for it may still feel for mraid), then Luna (its engine
   // may carry MRAID code of its own), then MRAID.
   const api: EntryApi = usage.playable ? 'playable' : usage.luna ? 'luna' : usage.mraid ? 'mraid' : 'none';

@@ -34,6 +34,12 @@ export function classifyReference(raw: string): Reference {
   return fileName ? { kind: 'file', fileName } : { kind: 'inline' };
 }
 
+/**
+ * Whether a reference names the container's `mraid.js` (CONTRACT §14: by that name, in any case
+ * and folder, never an asset of the variant): the network serves it, or the export's shim stands in.
+ */
+export const isContainerMraid = (ref: Reference) => ref.kind === 'file' && ref.fileName.toLowerCase() === 'mraid.js';
+
 /** Attributes that load a resource, by element (`*` for any element; SVG uses href / xlink:href). */
 const RESOURCE_ATTRIBUTES: Record<string, string[]> = {
   script: ['src'],

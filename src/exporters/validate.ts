@@ -5,7 +5,7 @@ import { unzipSync } from 'fflate';
 import { attr, type Document, elements, parseHtml, textOf } from './html.js';
 import { EXPORTERS } from './networks/index.js';
 import type { ArtifactFiles } from './networks/types.js';
-import { classifyReference, extensionOf, parseSrcset, resourceAttributes, rewriteCss } from './references.js';
+import { classifyReference, extensionOf, isContainerMraid, parseSrcset, resourceAttributes, rewriteCss } from './references.js';
 import { type Network, type NetworkRules, rulesOf } from './rules.js';
 
 export interface ValidationResult {
@@ -128,7 +128,7 @@ function checkReferences(rules: NetworkRules, artifact: ArtifactFiles, entry: Do
   for (const { url, where } of references(entry, artifact.files, problems)) {
     const ref = classifyReference(url);
     if (ref.kind === 'external' && !rules.networkScripts.includes(ref.url)) problems.push(`external reference ${ref.url} (${where})`);
-    if (ref.kind !== 'file' || (ref.fileName === 'mraid.js' && rules.mraid === 'required')) continue;
+    if (ref.kind !== 'file' || (isContainerMraid(ref) && rules.mraid === 'required')) continue;
     if (rules.output === 'html') problems.push(`${url} (${where}) is not inlined`);
     else if (!artifact.files.has(entryDir + ref.fileName)) problems.push(`${url} (${where}) is not in the ZIP`);
   }
@@ -141,10 +141,7 @@ function checkBridge(network: Network, rules: NetworkRules, entry: Document, pro
     .filter((s) => attr(s, 'src') === undefined)
     .map(textOf)
     .join('\n');
-  const hasMraid = sources.some((src) => {
-    const ref = classifyReference(src);
-    return ref.kind === 'file' && ref.fileName === 'mraid.js';
-  });
+  const hasMraid = sources.some((src) => isContainerMraid(classifyReference(src)));
   if (rules.mraid === 'required' && !hasMraid) problems.push('mraid.js is not included');
   if (rules.mraid === 'forbidden' && hasMraid) problems.push(`${network} does not allow mraid.js`);
   for (const script of rules.networkScripts) {

@@ -2,7 +2,7 @@
 // relinked through Placement), and the network's tags, mraid.js and the runtime put in <head>.
 import { attr, createElement, type Document, type Element, prependToHead, removeAttr, removeElement, replaceElement, setAttr, setText, textOf } from '../html.js';
 import { EXPORTERS } from '../networks/index.js';
-import { classifyReference, resourceAttributes, rewriteSrcset } from '../references.js';
+import { classifyReference, isContainerMraid, resourceAttributes, rewriteSrcset } from '../references.js';
 import type { Network, NetworkRules } from '../rules.js';
 import { runtimeScript } from '../runtime.js';
 import { type ExportInput, ExportFailure } from '../types.js';
@@ -15,8 +15,7 @@ export function rewriteElement(element: Element, placement: Placement, rules: Ne
   if (src !== undefined) {
     const ref = classifyReference(src);
     // The container's mraid.js and the network's own scripts are added once, in <head>.
-    const networkOwned =
-      (ref.kind === 'file' && ref.fileName === 'mraid.js' && !placement.files.has('mraid.js')) || (ref.kind === 'external' && rules.networkScripts.includes(ref.url));
+    const networkOwned = isContainerMraid(ref) || (ref.kind === 'external' && rules.networkScripts.includes(ref.url));
     if (networkOwned) return removeElement(element);
     const file = placement.lookup(src);
     if (file && !placement.inZip(file)) {
