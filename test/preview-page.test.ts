@@ -109,6 +109,13 @@ describe('the artifact behind the page', () => {
   it("serves a ZIP's files under their paths, the network's own script pointed at the container", async () => {
     const google = await exportSampleGame(t, 'google', owner);
     const preview = await previewOf(google.exported.id);
+    // The artifact is read from the store once for the page's files, not once per file.
+    const reads: string[] = [];
+    const read = t.store.read.bind(t.store);
+    t.store.read = (key) => {
+      reads.push(key);
+      return read(key);
+    };
     const play = await get(`${preview.path}/play`);
     expect(play.headers.location).toBe(`${preview.path}/play/index.html`);
     const entry = await get(`${preview.path}/play/index.html`);
@@ -119,6 +126,8 @@ describe('the artifact behind the page', () => {
     expect(css.headers['content-type']).toBe('text/css; charset=utf-8');
     expect(css.headers['content-security-policy']).toMatch(/^sandbox allow-scripts;/);
     expect((await get(`${preview.path}/container.js`)).body).toBe(containerScript('google', PARENT_FRAME_HOST));
+    t.store.read = read;
+    expect(reads).toHaveLength(1);
 
     // An entry in a folder: its files beside it, typed by their own names.
     const mintegral = await previewOf((await exportSampleGame(t, 'mintegral', owner)).exported.id);

@@ -5,6 +5,7 @@
 // scripts the network would serve itself (mraid.js, Google's exitapi.js) are answered with it.
 import { buffer } from 'node:stream/consumers';
 import { unzipSync } from 'fflate';
+import { LRUCache } from 'lru-cache';
 import { contentType } from 'mime-types';
 import { containerScript, containerScripts, PARENT_FRAME_HOST } from '../../exporters/containers/index.js';
 import { type Network, rulesOf } from '../../exporters/rules.js';
@@ -29,19 +30,39 @@ export interface OpenArtifact {
   file(path: string): ArtifactFile | null;
 }
 
+interface ExportedArtifact {
+  network: string;
+  storageKey: string;
+  fileName: string | null;
+}
+
 /**
- * Reads a succeeded export's artifact (bounded by its network's size limit). `containerSrc` is
- * the URL of the container script the entry HTML loads before anything else.
+ * Artifacts read from the store, by storage key (an export's artifact never changes under its
+ * key): a page load asks for each file of a ZIP, and reading the whole artifact (up to its
+ * network's limit) for each would let a shared link multiply store reads. Bounded in bytes and
+ * time; the link itself is still checked on every request (page-routes.ts).
  */
-export async function openArtifact(
-  store: ObjectStore,
-  exported: { network: string; storageKey: string; fileName: string | null },
-  containerSrc: string,
-): Promise<OpenArtifact> {
+export function createArtifactCache({ maxBytes = 64 * 1024 ** 2, ttlMs = 60_000 } = {}) {
+  const cache = new LRUCache<string, { files: Files; size: number }>({ maxSize: maxBytes, sizeCalculation: (entry) => Math.max(1, entry.size), ttl: ttlMs });
+  return async function filesOf(store: ObjectStore, exported: ExportedArtifact): Promise<Files> {
+    const cached = cache.get(exported.storageKey);
+    if (cached) return cached.files;
+    const bytes = await buffer(await store.read(exported.storageKey));
+    const files = rulesOf(exported.network as Network).output === 'html' ? singleFile(exported.fileName ?? 'index.html', bytes) : zipFiles(bytes);
+    if (bytes.length <= maxBytes) cache.set(exported.storageKey, { files, size: bytes.length });
+    return files;
+  };
+}
+export type ArtifactCache = ReturnType<typeof createArtifactCache>;
+
+/**
+ * A succeeded export's artifact (bounded by its network's size limit), through `cache`.
+ * `containerSrc` is the URL of the container script the entry HTML loads before anything else.
+ */
+export async function openArtifact(store: ObjectStore, cache: ArtifactCache, exported: ExportedArtifact, containerSrc: string): Promise<OpenArtifact> {
   const network = exported.network as Network;
   const rules = rulesOf(network);
-  const bytes = await buffer(await store.read(exported.storageKey));
-  const files = rules.output === 'html' ? singleFile(exported.fileName ?? 'index.html', bytes) : zipFiles(bytes);
+  const files = await cache(store, exported);
   const entryPath = rules.output === 'html' ? files.paths[0]! : (findEntry(rules.entryPath, files.paths) ?? 'index.html');
   const entryDir = entryPath.slice(0, entryPath.lastIndexOf('/') + 1);
   // Relative ones (mraid.js) resolve beside the entry; absolute ones are pointed at containerSrc.

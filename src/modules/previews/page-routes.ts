@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { NotFoundError } from '../../errors.js';
 import type { Network } from '../../exporters/rules.js';
 import type { ObjectStore } from '../../storage/types.js';
-import { type ArtifactFile, openArtifact, previewContainerScript } from './artifact.js';
+import { type ArtifactFile, createArtifactCache, openArtifact, previewContainerScript } from './artifact.js';
 import { type PreviewLinks, PREVIEWS_PATH } from './link.js';
 import { PREVIEW_PAGE_CSP, renderPreviewPage } from './page.js';
 import type { OpenedPreview, PreviewService } from './service.js';
@@ -36,6 +36,7 @@ export interface PreviewPageRoutesOptions {
 
 export const previewPageRoutes: FastifyPluginAsyncZod<PreviewPageRoutesOptions> = async (app, { previews, links, store }) => {
   const base = (token: string) => `${PREVIEWS_PATH}/${token}`;
+  const artifacts = createArtifactCache();
   // A link is looked at again on every request: nothing of it may be cached.
   app.addHook('onSend', async (_request, reply) => {
     reply.header('cache-control', 'no-store').header('x-robots-tag', 'noindex');
@@ -85,7 +86,7 @@ export const previewPageRoutes: FastifyPluginAsyncZod<PreviewPageRoutesOptions> 
   });
 
   function open(preview: OpenedPreview, token: string) {
-    return openArtifact(store, { ...preview.export, storageKey: preview.export.storageKey! }, `${base(token)}/container.js`);
+    return openArtifact(store, artifacts, { ...preview.export, storageKey: preview.export.storageKey! }, `${base(token)}/container.js`);
   }
 };
 
