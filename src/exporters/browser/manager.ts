@@ -26,9 +26,9 @@ export const BROWSER_NAMES = ['chromium-headless-shell', 'chromium', 'chromium-b
 
 /**
  * Headless, no sandbox (containers run without user namespaces), no background traffic of the
- * browser's own; autoplay allowed as in the networks' web views, so the sound check sees sound.
+ * browser's own (a closed network refuses it, many connections at a time).
  */
-const LAUNCH_ARGS = [
+export const HEADLESS_ARGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -36,9 +36,10 @@ const LAUNCH_ARGS = [
   '--disable-component-update',
   '--disable-sync',
   '--no-first-run',
-  '--autoplay-policy=no-user-gesture-required',
-  '--in-process-gpu',
 ];
+
+/** Exports' pages: autoplay allowed as in the networks' web views, so the sound check sees sound. */
+const LAUNCH_ARGS = [...HEADLESS_ARGS, '--autoplay-policy=no-user-gesture-required', '--in-process-gpu'];
 
 export interface BrowserManagerOptions {
   mode: BrowserMode;
