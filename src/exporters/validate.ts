@@ -1,9 +1,9 @@
 // The validation step: checks a finished artifact (its bytes, as a network would receive them)
 // against the network's rules, and says in words what is wrong. Runs on every export; it knows
 // nothing of how the artifact was built, so it also catches a pipeline bug.
-import { unzipSync } from 'fflate';
 import { attr, type Document, elements, parseHtml, textOf } from './html.js';
 import { EXPORTERS } from './networks/index.js';
+import { unzipFiles } from './package/zip.js';
 import type { ArtifactFiles } from './networks/types.js';
 import { classifyReference, extensionOf, isContainerMraid, parseSrcset, resourceAttributes, rewriteCss } from './references.js';
 import { type Network, type NetworkRules, rulesOf } from './rules.js';
@@ -56,7 +56,7 @@ function open(rules: NetworkRules, bytes: Uint8Array, problems: string[], checks
   }
   let files: Map<string, Uint8Array>;
   try {
-    files = new Map(Object.entries(unzipSync(bytes)).filter(([path]) => !path.endsWith('/')));
+    files = unzipFiles(bytes);
   } catch (error) {
     problems.push(`the ZIP cannot be read: ${(error as Error).message}`);
     return undefined;

@@ -6,10 +6,10 @@
 // The artifact's files are served from https://playable.invalid/ (a ZIP as its own layout), the
 // network's scripts (mraid.js, Google's exitapi.js) are answered with the container stub, and
 // every other request is blocked and recorded.
-import { unzipSync } from 'fflate';
 import { lookup } from 'mime-types';
 import type { BrowserContext, ConsoleMessage, Page, Route } from 'playwright-core';
 import { type BridgeCall, CONTAINERS, containerScript, containerScripts, matchesCall } from '../containers/index.js';
+import { unzipFiles } from '../package/zip.js';
 import type { Network } from '../rules.js';
 import { BRIDGE_BINDING, HARNESS_HOST, INSTRUMENT_SCRIPT, type PageNotes } from './instrument.js';
 
@@ -206,7 +206,7 @@ async function load(page: Page, orientation: Orientation, entryUrl: string, ctaR
 /** The artifact's files by path (one HTML file: under its entry path). */
 function artifactFiles(artifact: ArtifactToLoad): Map<string, Uint8Array> {
   if (artifact.output === 'html') return new Map([[artifact.entryPath, artifact.bytes]]);
-  return new Map(Object.entries(unzipSync(artifact.bytes)).filter(([path]) => !path.endsWith('/')));
+  return unzipFiles(artifact.bytes);
 }
 
 function pathOf(url: string): string {

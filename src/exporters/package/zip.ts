@@ -1,4 +1,5 @@
-// The ZIP container of ZIP networks, and each entry's compressed size for the size report.
+// The ZIP container of ZIP networks, each entry's compressed size for the size report, and an
+// artifact's files read back by the checks.
 import { unzipSync, zipSync, type Zippable } from 'fflate';
 import { extensionOf } from '../references.js';
 import type { LoadedFile } from '../types.js';
@@ -10,6 +11,9 @@ const ZIP_MTIME = new Date('2000-01-01T00:00:00Z');
 
 /** Whether the ZIP stores a file as is (true) or deflates it. */
 export const storedUncompressed = (fileName: string) => STORED_EXTENSIONS.has(extensionOf(fileName));
+
+/** A ZIP's files by path, folders left out. */
+export const unzipFiles = (bytes: Uint8Array): Map<string, Uint8Array> => new Map(Object.entries(unzipSync(bytes)).filter(([path]) => !path.endsWith('/')));
 
 export function zip(
   entryPath: string,
