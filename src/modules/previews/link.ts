@@ -4,8 +4,8 @@
 // resolve under it (/previews/<token>/play/…). Checked here, in one place: a token that does not
 // parse or whose signature does not match is "tampered", one past its expiry "expired" — both
 // before the database is asked. Revocation is the row's (src/modules/previews/service.ts).
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ForbiddenError } from '../../errors.js';
+import { createHmacSigner } from '../../lib/hmac.js';
 import { isUuid } from '../../lib/uuid.js';
 
 /** The public route group of preview pages, outside /api. */
@@ -21,17 +21,16 @@ export interface PreviewLinks {
 }
 
 export function createPreviewLinks({ key, publicUrl, now = Date.now }: { key: Buffer; publicUrl: string; now?: () => number }): PreviewLinks {
-  const sign = (id: string, expires: string) => createHmac('sha256', key).update(`preview\n${id}\n${expires}`).digest('base64url');
+  const signer = createHmacSigner(key);
+  const fields = (id: string, expires: string) => ['preview', id, expires];
   return {
     url(id, expiresAt) {
       const expires = String(Math.floor(expiresAt.getTime() / 1000));
-      return `${publicUrl}${PREVIEWS_PATH}/${id}.${expires}.${sign(id, expires)}`;
+      return `${publicUrl}${PREVIEWS_PATH}/${id}.${expires}.${signer.sign(fields(id, expires))}`;
     },
     verify(token) {
       const [, id, expires, signature] = TOKEN.exec(token) ?? [];
-      const expected = id && expires ? Buffer.from(sign(id, expires)) : Buffer.alloc(0);
-      const given = Buffer.from(signature ?? '');
-      if (!id || !isUuid(id) || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      if (!id || !expires || !isUuid(id) || !signer.matches(fields(id, expires), signature)) {
         throw new ForbiddenError('This preview link is not valid; ask for a new one');
       }
       if (Number(expires) * 1000 <= now()) throw new ForbiddenError('This preview link has expired; ask for a new one');
