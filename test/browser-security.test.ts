@@ -23,6 +23,21 @@ describe('security headers', () => {
     expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
     expect(res.headers['referrer-policy']).toBe('no-referrer');
     expect(res.headers['x-powered-by']).toBeUndefined();
+    expect(res.headers['cross-origin-resource-policy']).toBe('same-site');
+  });
+
+  it("sends OWASP's headers for API responses, not those meant for HTML pages or old browsers", async () => {
+    const res = await t.as(alice).get('/games');
+    for (const header of [
+      'cross-origin-opener-policy',
+      'origin-agent-cluster',
+      'x-dns-prefetch-control',
+      'x-download-options',
+      'x-permitted-cross-domain-policies',
+      'x-xss-protection',
+    ]) {
+      expect(res.headers[header], header).toBeUndefined();
+    }
   });
 
   it('gives the docs page a policy that allows its own scripts and styles', async () => {
@@ -61,6 +76,25 @@ describe('CORS', () => {
     for (const headers of [{}, { origin: WEB_APP }, { 'access-control-request-method': 'POST' }]) {
       const res = await t.inject({ method: 'OPTIONS', url: '/api/games', headers });
       expect(expectError(res, 400, 'VALIDATION_ERROR').message).toMatch(/Access-Control-Request-Method/);
+    }
+  });
+
+  it('is off without WEB_APP_ORIGINS: no CORS header, and a preflight finds no route', async () => {
+    const plain = await createTestApp();
+    try {
+      const user = await plain.register();
+      const res = await plain.as(user).get('/games', { origin: WEB_APP });
+      expect(res.statusCode).toBe(200);
+      expect(Object.keys(res.headers).filter((name) => name.startsWith('access-control-') || name === 'vary')).toEqual([]);
+      const preflight = await plain.inject({
+        method: 'OPTIONS',
+        url: '/api/games',
+        headers: { origin: WEB_APP, 'access-control-request-method': 'POST' },
+      });
+      expectError(preflight, 404, 'RESOURCE_NOT_FOUND');
+      expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+    } finally {
+      await plain.close();
     }
   });
 

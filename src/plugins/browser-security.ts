@@ -2,6 +2,13 @@
 // framed, run or loaded from its responses — except the docs page, whose CSP comes from
 // @fastify/swagger-ui (see app.ts); and CORS for the web app's origins, with credentials so
 // the session cookie goes along. Strict-Transport-Security is set by https.ts, on HTTPS only.
+//
+// The headers are the ones OWASP's REST Security Cheat Sheet lists for API responses, not
+// helmet's whole set for HTML pages: COOP, Origin-Agent-Cluster, X-DNS-Prefetch-Control,
+// X-Download-Options, X-Permitted-Cross-Domain-Policies and X-XSS-Protection concern documents
+// (or IE and Flash) and cost every response its share of the per-request time measured in README
+// "Benchmarks". Without WEB_APP_ORIGINS there is no CORS at all: no origin may read, no
+// preflight is answered (404), and no CORS header is sent.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
@@ -33,12 +40,19 @@ async function browserSecurityPlugin(app: FastifyInstance, { config }: { config:
       hsts: false,
       // Same-site pages (the web app on a sibling host) may embed files the service serves.
       crossOriginResourcePolicy: { policy: 'same-site' },
+      crossOriginOpenerPolicy: false,
+      originAgentCluster: false,
+      xDnsPrefetchControl: false,
+      xDownloadOptions: false,
+      xPermittedCrossDomainPolicies: false,
+      xXssProtection: false,
     }),
   );
   app.addHook('onRequest', (_request, reply, done) => {
     reply.headers(securityHeaders);
     done();
   });
+  if (config.auth.webAppOrigins.length === 0) return;
   // @fastify/cors would refuse an OPTIONS that lacks these with a text/plain 400 of its own.
   app.addHook('onRequest', (request, _reply, done) => {
     if (request.method === 'OPTIONS' && (!request.headers.origin || !request.headers['access-control-request-method'])) {
@@ -47,7 +61,6 @@ async function browserSecurityPlugin(app: FastifyInstance, { config }: { config:
     done();
   });
   await app.register(cors, {
-    // No configured origin: no cross-origin reads at all.
     origin: config.auth.webAppOrigins,
     credentials: true,
     // PUT: browser uploads to the local store's signed URLs.
