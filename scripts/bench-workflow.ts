@@ -146,7 +146,7 @@ async function measureBatch() {
 async function measureArchive(count: number, artifactBytes: number) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'pcs-bench-zip-'));
   try {
-    const store = localStore(dataDir);
+    const store = await localStore(dataDir);
     for (let i = 0; i < count; i++) {
       const chunks = Readable.from(
         (function* () {
@@ -164,13 +164,13 @@ async function measureArchive(count: number, artifactBytes: number) {
   }
 }
 
-const localStore = (dataDir: string) =>
-  createObjectStore(loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123' }));
+const localStore = async (dataDir: string) =>
+  await createObjectStore(loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123' }));
 const artifactKey = (i: number) => `orgs/o/exports/${i}/artifact.zip`;
 
 /** The child's part of measureArchive. */
 async function zipOnly(dataDir: string, count: number, artifactBytes: number) {
-  const store = localStore(dataDir);
+  const store = await localStore(dataDir);
   const exports = Array.from({ length: count }, (_, i) => ({
     id: String(i),
     variantId: `v${i % VARIANTS}`,

@@ -90,7 +90,7 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
     // Requests Node's HTTP parser refuses, before Fastify sees them (CONTRACT §8).
     clientErrorHandler: (error, socket) => clientErrorHandler(error, socket, API_VERSION),
   }).withTypeProvider<ZodTypeProvider>();
-  const store = deps.store ?? createObjectStore(config, { now: deps.now });
+  const store = deps.store ?? (await createObjectStore(config, { now: deps.now }));
   const resolveHost = deps.resolveHost ?? systemResolver;
   const metrics = createMetrics({
     pool: deps.db.pool,

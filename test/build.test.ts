@@ -146,6 +146,13 @@ describe('the compiled server (dist/server.js) in production', () => {
     expect(modules.filter((m) => packages.some((name) => m.includes(`/node_modules/${name}/`)))).toEqual([]);
   });
 
+  it('on the local store, has loaded neither the AWS SDK nor the parsers and codecs of the export pipeline', () => {
+    // Each would cost the API memory for nothing (README "Benchmarks"); qrcode waits for a preview page.
+    const unneeded = ['@aws-sdk/', 'css-tree/', 'parse5/', 'pngjs/', 'qrcode/'];
+    const modules = readFileSync(modulesFile, 'utf8').split('\n').filter(Boolean);
+    expect(modules.filter((m) => unneeded.some((name) => m.includes(`/node_modules/${name}`)))).toEqual([]);
+  });
+
   it('stops on SIGTERM with exit code 0, and the HEALTHCHECK then fails', async () => {
     expect(await server.stop('SIGTERM')).toBe(0);
     expect(await runHealthcheck()).toBe(1);

@@ -46,7 +46,7 @@ describe.each(stores)('writeStream on the $name', ({ start }) => {
   beforeAll(async () => {
     server = await start();
     dataDir = mkdtempSync(path.join(tmpdir(), 'pcs-stream-'));
-    store = createObjectStore(loadConfig({ ...TEST_ENV, DATA_DIR: dataDir, ...server.env }));
+    store = await createObjectStore(loadConfig({ ...TEST_ENV, DATA_DIR: dataDir, ...server.env }));
   });
   afterAll(() => server.close());
 

@@ -5,10 +5,10 @@
 // none of them is not tokenized at all (a Luna build's engine is megabytes).
 import { tokenizer, tokTypes, type TokenType } from 'acorn';
 import { attr, elements, parseHtml, textOf } from './html.js';
+import type { ENTRY_APIS } from './options.js';
 import { classifyReference, isContainerMraid } from './references.js';
 import type { LoadedVariant } from './types.js';
 
-export const ENTRY_APIS = ['playable', 'mraid', 'luna', 'none'] as const;
 export type EntryApi = (typeof ENTRY_APIS)[number];
 
 /** Every convention the build uses; `api` is the one the report names. */

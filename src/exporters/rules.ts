@@ -238,3 +238,12 @@ export function networkRulesMarkdown(): string {
   });
   return ['| network | output | limit | bridge | rules |', '|---|---|---|---|---|', ...rows].join('\n');
 }
+
+/** The entry HTML's path; `{name}/{name}.html` matches any folder holding an HTML file of its own name. */
+export function findEntry(template: string, paths: string[]): string | undefined {
+  if (!template.includes('{name}')) return paths.includes(template) ? template : undefined;
+  return paths.find((path) => {
+    const [folder, file, ...rest] = path.split('/');
+    return rest.length === 0 && file !== undefined && template.replaceAll('{name}', folder!) === path;
+  });
+}

@@ -6,7 +6,7 @@ import { EXPORTERS } from './networks/index.js';
 import { unzipFiles } from './package/zip.js';
 import type { ArtifactFiles } from './networks/types.js';
 import { classifyReference, extensionOf, isContainerMraid, parseSrcset, resourceAttributes, rewriteCss } from './references.js';
-import { type Network, type NetworkRules, rulesOf } from './rules.js';
+import { findEntry, type Network, type NetworkRules, rulesOf } from './rules.js';
 
 export interface ValidationResult {
   /** What is wrong, one sentence each; empty when the artifact passes. */
@@ -79,15 +79,6 @@ function open(rules: NetworkRules, bytes: Uint8Array, problems: string[], checks
     return undefined;
   }
   return { files, entryPath };
-}
-
-/** The entry HTML's path; `{name}/{name}.html` matches any folder holding an HTML file of its own name. */
-export function findEntry(template: string, paths: string[]): string | undefined {
-  if (!template.includes('{name}')) return paths.includes(template) ? template : undefined;
-  return paths.find((path) => {
-    const [folder, file, ...rest] = path.split('/');
-    return rest.length === 0 && file !== undefined && template.replaceAll('{name}', folder!) === path;
-  });
 }
 
 /** The URLs of a srcset; one browsers would not wholly use is a problem, named with the parser's reason. */

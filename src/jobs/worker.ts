@@ -43,7 +43,7 @@ const { healthSocket, workerMetricsPort } = config.operations;
 const closeHealthSocket = healthSocket ? await listenHealthSocket(healthSocket, (request, response) => app.routing(request, response)) : undefined;
 if (workerMetricsPort) await app.listen({ host: config.host, port: workerMetricsPort });
 const browser = createBrowserManager({ ...config.exports.browser, concurrency: config.exports.concurrency, log });
-await startWorkers({ db, store: createObjectStore(config), queue, log, metrics, resolveHost: systemResolver, browser }, config);
+await startWorkers({ db, store: await createObjectStore(config), queue, log, metrics, resolveHost: systemResolver, browser }, config);
 
 exitOnSignals(log, config.operations.shutdownTimeoutSeconds, async () => {
   await queue.stop();

@@ -11,7 +11,7 @@ import type { Role, Session, User } from '../generated/prisma/client.js';
 import { isUuid } from '../lib/uuid.js';
 import { MANAGER_ROLES } from '../modules/organizations/access.js';
 import { hashTokenSecret, TOKEN_PREFIX } from '../modules/tokens/secret.js';
-import { findApiTokenGrant } from '../modules/tokens/service.js';
+import { findApiTokenGrant, recordApiTokenUse } from '../modules/tokens/service.js';
 import { requireDeclaredScope, type Scope } from './scopes.js';
 import { ApiTokenCache } from './token-cache.js';
 import { listenForRevocations } from './token-revocations.js';
@@ -159,7 +159,7 @@ async function authPlugin(app: FastifyInstance, opts: { config: Config; db: Data
       throw new AuthenticationError('The creator of this API token is no longer an owner or admin of its organization');
     }
     if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() > LAST_USED_PRECISION_MS) {
-      await db.apiToken.update({ where: { id: token.id }, data: { lastUsedAt: now } });
+      await recordApiTokenUse(db, token.id, now);
       token.lastUsedAt = now; // the cached row too, so the next write is a minute away
     }
     return {

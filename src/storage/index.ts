@@ -2,12 +2,15 @@
 // the local disk under DATA_DIR (see README "Storage").
 import type { Config } from '../config.js';
 import { createLocalStore } from './local.js';
-import { createS3Store } from './s3.js';
 import type { ObjectStore } from './types.js';
 
-export function createObjectStore(config: Config, clock: { now?: () => number } = {}): ObjectStore {
+/**
+ * The AWS SDK (~20 MiB of RSS once loaded) is imported only when S3 is configured: a service on
+ * the local store never loads it (README "Benchmarks").
+ */
+export async function createObjectStore(config: Config, clock: { now?: () => number } = {}): Promise<ObjectStore> {
   const backend = config.storage.backend;
-  if (backend.kind === 's3') return createS3Store(backend);
+  if (backend.kind === 's3') return (await import('./s3.js')).createS3Store(backend);
   return createLocalStore({ ...backend, maxUploadBytes: config.storage.maxUploadBytes, now: clock.now });
 }
 

@@ -2,7 +2,8 @@
 // they judge bridge calls by.
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
-import { CHECK_NAMES, flatColour, runChecks } from '../../src/exporters/browser/checks.js';
+import { flatColour, runChecks } from '../../src/exporters/browser/checks.js';
+import { CHECK_NAMES } from '../../src/exporters/options.js';
 import type { Gathered, GatheredOrientation } from '../../src/exporters/browser/gather.js';
 import { CONTAINERS, containerScript, containerScripts, formatBridgeCall, matchesCall } from '../../src/exporters/containers/index.js';
 import { GOOGLE_EXIT_API_URL, type Network, NETWORKS } from '../../src/exporters/rules.js';

@@ -180,7 +180,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     loadConfig({ ...TEST_ENV, DATA_DIR: dataDir, DATABASE_URL: database.url, ...listenEnv, ...env, ...overrides });
   const config = configFor({});
   const db = createDatabase(appDatabaseUrl ?? database.url, 5);
-  const store = deps.store ?? createObjectStore(config, { now: deps.now });
+  const store = deps.store ?? (await createObjectStore(config, { now: deps.now }));
   const app = await buildApp(config, { db, ...deps, store });
   extend?.(app);
   await app.ready();
@@ -222,7 +222,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     async anotherInstance(overrides = {}, instanceDeps = deps) {
       const instanceDb = createDatabase(database.url, 5);
       const instanceConfig = configFor(overrides);
-      const instanceApp = await buildApp(instanceConfig, { db: instanceDb, store: createObjectStore(instanceConfig), ...instanceDeps });
+      const instanceApp = await buildApp(instanceConfig, { db: instanceDb, store: await createObjectStore(instanceConfig), ...instanceDeps });
       await instanceApp.ready();
       const instance: TestInstance = {
         app: instanceApp,

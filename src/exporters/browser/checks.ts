@@ -3,10 +3,10 @@
 // Tested without a browser (test/exporters/browser-checks.test.ts).
 import { PNG } from 'pngjs';
 import { CONTAINERS, formatBridgeCall, matchesCall } from '../containers/index.js';
+import type { CHECK_NAMES } from '../options.js';
 import type { Network } from '../rules.js';
 import type { Gathered } from './gather.js';
 
-export const CHECK_NAMES = ['loads', 'renders', 'no-external-requests', 'no-console-errors', 'cta-reaches-bridge', 'muted-until-interaction'] as const;
 export type CheckName = (typeof CHECK_NAMES)[number];
 export type Severity = 'error' | 'warning';
 

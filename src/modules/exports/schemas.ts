@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { CHECK_NAMES } from '../../exporters/browser/checks.js';
-import { ENTRY_APIS } from '../../exporters/entry-api.js';
-import { OPTIMIZE_MODES, VALIDATION_MODES } from '../../exporters/options.js';
+import { CHECK_NAMES, ENTRY_APIS, OPTIMIZE_MODES, VALIDATION_MODES } from '../../exporters/options.js';
 import { NETWORKS, networkRulesMarkdown } from '../../exporters/rules.js';
 import { listQuery } from '../../lib/pagination.js';
 import { timestamp } from '../../lib/schemas.js';

@@ -8,8 +8,7 @@ import { unzipSync } from 'fflate';
 import { LRUCache } from 'lru-cache';
 import { contentType } from 'mime-types';
 import { containerScript, containerScripts, PARENT_FRAME_HOST } from '../../exporters/containers/index.js';
-import { type Network, rulesOf } from '../../exporters/rules.js';
-import { findEntry } from '../../exporters/validate.js';
+import { findEntry, type Network, rulesOf } from '../../exporters/rules.js';
 import type { ObjectStore } from '../../storage/types.js';
 
 export interface ArtifactFile {

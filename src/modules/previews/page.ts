@@ -5,7 +5,6 @@
 // origin; nothing else loads.
 import { createHash } from 'node:crypto';
 import escapeHtml from 'escape-html';
-import QRCode from 'qrcode';
 import { CONTAINERS } from '../../exporters/containers/index.js';
 import { type Network, rulesOf } from '../../exporters/rules.js';
 import { PAGE_SCRIPT } from './page-script.js';
@@ -39,6 +38,8 @@ export interface PreviewPageInput {
 export async function renderPreviewPage(input: PreviewPageInput): Promise<string> {
   const network = rulesOf(input.network).title;
   const container = CONTAINERS[input.network];
+  // Imported on the first page shown (with pngjs, ~40 files): most API processes never show one.
+  const { default: QRCode } = await import('qrcode');
   const qr = (await QRCode.toString(input.url, { type: 'svg', margin: 0, errorCorrectionLevel: 'M', color: { dark: '#101828', light: '#ffffff' } })).replace(
     '<svg ',
     '<svg role="img" aria-label="QR code of this page\'s address" ',
