@@ -170,21 +170,17 @@ async function main() {
   if (!pairedOnly) await unpairedScenarios();
   async function unpairedScenarios() {
     record('a GET /api/health', 'service', await load({ url: `${serviceUrl}/api/health`, serverPid: service.pid! }));
-    if (await routeExists(`${serviceUrl}/api/storage/urls`, auth(org))) {
-      record(
-        'd POST /api/storage/urls',
-        'service',
-        await load({
-          url: `${serviceUrl}/api/storage/urls`,
-          method: 'POST',
-          headers: auth(org),
-          body: { fileName: 'hero.png', contentType: 'image/png' },
-          serverPid: service.pid!,
-        }),
-      );
-    } else {
-      log('d POST /api/storage/urls: route not in this build, skipped');
-    }
+    record(
+      'd POST /api/storage/urls',
+      'service',
+      await load({
+        url: `${serviceUrl}/api/storage/urls`,
+        method: 'POST',
+        headers: auth(org),
+        body: { fileName: 'hero.png', contentType: 'image/png' },
+        serverPid: service.pid!,
+      }),
+    );
     record(
       'e POST /api/auth/login',
       'service',
@@ -320,12 +316,6 @@ async function startProcess(name: string, script: string, port: number, env: Rec
   }
   log(`${name} listening on port ${port} (pid ${child.pid})`);
   return child;
-}
-
-async function routeExists(url: string, headers: Record<string, string>): Promise<boolean> {
-  const res = await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{}' });
-  const body = (await res.json().catch(() => ({}))) as { message?: string };
-  return !(res.status === 404 && /^Route /.test(body.message ?? ''));
 }
 
 function cycle(paths: string[]): () => string {
