@@ -2,7 +2,7 @@
 // JWT) or the `session` cookie into request.caller, for every /api route that is not declared
 // `config: { auth: 'public' }`. Routes declare what they need; handlers never re-check it.
 import jwt from '@fastify/jwt';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
@@ -11,8 +11,8 @@ import type { Role, Session, User } from '../generated/prisma/client.js';
 import { isUuid } from '../lib/uuid.js';
 import { MANAGER_ROLES } from '../modules/organizations/access.js';
 import { hashTokenSecret, TOKEN_PREFIX } from '../modules/tokens/secret.js';
-import { findApiTokenGrant, recordApiTokenUse } from '../modules/tokens/service.js';
-import { requireDeclaredScope, type Scope } from './scopes.js';
+import { type ApiTokenGrant, findApiTokenGrant, recordApiTokenUse } from '../modules/tokens/service.js';
+import type { Scope } from './scopes.js';
 import { ApiTokenCache } from './token-cache.js';
 import { listenForRevocations } from './token-revocations.js';
 
@@ -31,6 +31,12 @@ export type Caller = SessionCaller | TokenCaller;
 export function callerOf(request: FastifyRequest): Caller {
   if (!request.caller) throw new AuthenticationError();
   return request.caller;
+}
+
+/** The value of a cookie of the request. Cookies are parsed only when read: most API calls carry none. */
+export function cookieOf(request: FastifyRequest, name: string): string | undefined {
+  const header = request.headers.cookie;
+  return header ? request.server.parseCookie(header)[name] : undefined;
 }
 
 /** The session of a route declared `auth: 'session'`. */
@@ -143,13 +149,18 @@ async function authPlugin(app: FastifyInstance, opts: { config: Config; db: Data
     reply.clearCookie(SESSION_COOKIE, attributes);
   });
 
-  async function fromApiToken(secret: string): Promise<Caller> {
+  /** The caller of an API token; synchronous when the token is cached and its lastUsedAt is fresh. */
+  function fromApiToken(secret: string): Caller | Promise<Caller> {
     const hash = hashTokenSecret(secret);
-    let token = tokenCache.get(hash) ?? null;
-    if (!token) {
-      token = await findApiTokenGrant(db, hash);
+    const cached = tokenCache.get(hash);
+    if (cached) return tokenCaller(cached);
+    return findApiTokenGrant(db, hash).then((token) => {
       if (token) tokenCache.set(hash, token);
-    }
+      return tokenCaller(token);
+    });
+  }
+
+  function tokenCaller(token: ApiTokenGrant | null): Caller | Promise<Caller> {
     const now = new Date();
     if (!token || token.revokedAt || (token.expiresAt && token.expiresAt <= now)) {
       throw new AuthenticationError('Invalid, expired or revoked API token');
@@ -158,17 +169,16 @@ async function authPlugin(app: FastifyInstance, opts: { config: Config; db: Data
     if (!token.createdById || !token.creatorRole || !MANAGER_ROLES.includes(token.creatorRole)) {
       throw new AuthenticationError('The creator of this API token is no longer an owner or admin of its organization');
     }
-    if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() > LAST_USED_PRECISION_MS) {
-      await recordApiTokenUse(db, token.id, now);
-      token.lastUsedAt = now; // the cached row too, so the next write is a minute away
-    }
-    return {
+    const caller: TokenCaller = {
       kind: 'token',
       tokenId: token.id,
       organizationId: token.organizationId,
       scopes: token.scopes,
       createdById: token.createdById,
     };
+    if (token.lastUsedAt && now.getTime() - token.lastUsedAt.getTime() <= LAST_USED_PRECISION_MS) return caller;
+    token.lastUsedAt = now; // the cached row too, so the next write is a minute away
+    return recordApiTokenUse(db, token.id, now).then(() => caller);
   }
 
   async function fromSessionJwt(token: string, reply: FastifyReply): Promise<Caller> {
@@ -199,46 +209,40 @@ async function authPlugin(app: FastifyInstance, opts: { config: Config; db: Data
     };
   }
 
-  async function resolveCaller(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    if (request.is404 || request.routeOptions.config.auth === 'public') return;
+  /** The caller of the request's credentials: the bearer token or JWT, else the session cookie. */
+  function callerFrom(request: FastifyRequest, reply: FastifyReply): Caller | Promise<Caller> {
     const header = request.headers.authorization;
     let credential: string | undefined;
-    let viaCookie = false;
     if (header !== undefined) {
       const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
       if (!match?.[1]) throw new AuthenticationError('Authorization header must be "Bearer <token>"');
       credential = match[1];
     } else {
-      credential = request.cookies[SESSION_COOKIE];
-      viaCookie = true;
+      credential = cookieOf(request, SESSION_COOKIE);
     }
     if (!credential) throw new AuthenticationError('Authentication required: send Authorization: Bearer <token>');
+    return credential.startsWith(TOKEN_PREFIX) ? fromApiToken(credential) : fromSessionJwt(credential, reply);
+  }
 
-    request.caller = credential.startsWith(TOKEN_PREFIX) ? await fromApiToken(credential) : await fromSessionJwt(credential, reply);
-
+  /** Sets request.caller (so the rate limit counts the caller), then refuses what it may not do on this route. */
+  function admit(request: FastifyRequest, caller: Caller, auth: FastifyContextConfig['auth']): void {
+    request.caller = caller;
     // A cookie is sent by the browser on its own; refuse writes started by another site's page.
     const origin = request.headers.origin;
+    const viaCookie = request.headers.authorization === undefined;
     if (viaCookie && !SAFE_METHODS.has(request.method) && origin && !allowedOrigins.has(origin)) {
       throw new ForbiddenError(`Cross-origin request from ${origin} refused`);
     }
-    if (request.routeOptions.config.auth === 'session') sessionOf(request);
+    if (auth === 'session') sessionOf(request);
   }
 
-  // Once per request: the rate limiter resolves the caller first to pick its counter
-  // (src/plugins/rate-limit.ts); this hook then reports any failure.
-  const attempts = new WeakMap<FastifyRequest, Promise<void>>();
-  app.decorate('authenticate', (request: FastifyRequest, reply: FastifyReply) => {
-    let attempt = attempts.get(request);
-    if (!attempt) {
-      attempt = resolveCaller(request, reply);
-      attempts.set(request, attempt);
-    }
-    return attempt;
+  // Called by the /api routes' one onRequest hook (src/plugins/access.ts), before the rate limit.
+  app.decorate('identifyCaller', (request: FastifyRequest, reply: FastifyReply, auth: FastifyContextConfig['auth']) => {
+    if (auth === 'public') return;
+    const caller = callerFrom(request, reply);
+    if (caller instanceof Promise) return caller.then((resolved) => admit(request, resolved, auth));
+    admit(request, caller, auth);
   });
-  app.addHook('onRequest', (request, reply) => app.authenticate(request, reply));
-  // Permissions are checked before the body is even parsed: a caller without the scope gets
-  // 403 whatever it sends.
-  app.addHook('onRequest', requireDeclaredScope);
 }
 
 declare module 'fastify' {
@@ -251,11 +255,15 @@ declare module 'fastify' {
      * the message is sent; never throws.
      */
     forgetApiToken(tokenId: string): Promise<void>;
-    /** Sets request.caller (or fails) once per request, however often it is called. */
-    authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+    /**
+     * Sets request.caller from the request's credentials, unless the route is public; throws (or
+     * rejects with) the refusal. Synchronous when an API token is in the cache and its lastUsedAt
+     * needs no write: most requests of a script.
+     */
+    identifyCaller(request: FastifyRequest, reply: FastifyReply, auth: FastifyContextConfig['auth']): void | Promise<void>;
     clearSessionCookie(reply: FastifyReply): void;
   }
 }
 
-// Cookies are parsed app-wide (src/app.ts), before any /api hook runs.
+// @fastify/cookie (registered in src/app.ts without its parsing hook) parses and signs cookies.
 export default fp(authPlugin, { name: 'auth', dependencies: ['@fastify/cookie'] });

@@ -33,25 +33,23 @@ function headersOf(middleware: ReturnType<typeof helmet>): Record<string, string
   return headers;
 }
 
+/** The security headers of every response; src/app.ts sets them in its first hook, with API-Version. */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = headersOf(
+  helmet({
+    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+    hsts: false,
+    // Same-site pages (the web app on a sibling host) may embed files the service serves.
+    crossOriginResourcePolicy: { policy: 'same-site' },
+    crossOriginOpenerPolicy: false,
+    originAgentCluster: false,
+    xDnsPrefetchControl: false,
+    xDownloadOptions: false,
+    xPermittedCrossDomainPolicies: false,
+    xXssProtection: false,
+  }),
+);
+
 async function browserSecurityPlugin(app: FastifyInstance, { config }: { config: Config }) {
-  const securityHeaders = headersOf(
-    helmet({
-      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
-      hsts: false,
-      // Same-site pages (the web app on a sibling host) may embed files the service serves.
-      crossOriginResourcePolicy: { policy: 'same-site' },
-      crossOriginOpenerPolicy: false,
-      originAgentCluster: false,
-      xDnsPrefetchControl: false,
-      xDownloadOptions: false,
-      xPermittedCrossDomainPolicies: false,
-      xXssProtection: false,
-    }),
-  );
-  app.addHook('onRequest', (_request, reply, done) => {
-    reply.headers(securityHeaders);
-    done();
-  });
   if (config.auth.webAppOrigins.length === 0) return;
   // @fastify/cors would refuse an OPTIONS that lacks these with a text/plain 400 of its own.
   app.addHook('onRequest', (request, _reply, done) => {

@@ -1,5 +1,5 @@
-// Counters behind the rate limits of CONTRACT §7, as a store of @fastify/rate-limit. Fixed
-// windows are the plugin's own stores (memory LRU or a Redis INCR+PEXPIRE script); the
+// Counters behind the rate limits of CONTRACT §7, as stores of @fastify/rate-limit's interface.
+// Fixed windows are that package's own stores (memory LRU or a Redis INCR+PEXPIRE script); the
 // sliding window is ours: a sliding-window *log* of the requests accepted in the last window,
 // in memory or as a Redis sorted set updated by one Lua script (atomic, so instances sharing a
 // Redis share the budget exactly). A refused request is not logged: a client that keeps
@@ -12,12 +12,14 @@ import type { Redis } from 'ioredis';
 
 export type WindowStrategy = 'fixed' | 'sliding';
 type IncrCallback = Parameters<FastifyRateLimitStore['incr']>[1];
+/** What a tier needs of a store: count one request of a key. */
+export type CounterStore = Pick<FastifyRateLimitStore, 'incr'>;
 
 /** Distinct callers kept per tier in memory; the least recently seen are forgotten first. */
 const MEMORY_CAPACITY = 50_000;
 const REDIS_KEY_PREFIX = 'pcs:ratelimit:';
 
-class MemorySlidingWindowStore implements FastifyRateLimitStore {
+class MemorySlidingWindowStore implements CounterStore {
   private readonly logs = new Map<string, number[]>();
 
   constructor(private readonly now: () => number) {}
@@ -32,10 +34,6 @@ class MemorySlidingWindowStore implements FastifyRateLimitStore {
     this.logs.set(key, log);
     if (this.logs.size > MEMORY_CAPACITY) this.logs.delete(this.logs.keys().next().value!);
     done(null, { current: accepted ? log.length : max + 1, ttl: (log[0] ?? now) + windowMs - now });
-  }
-
-  child(): FastifyRateLimitStore {
-    return this;
   }
 }
 
@@ -60,7 +58,7 @@ if accepted then return {count, ttl} end
 return {max + 1, ttl}
 `;
 
-class RedisSlidingWindowStore implements FastifyRateLimitStore {
+class RedisSlidingWindowStore implements CounterStore {
   constructor(
     private readonly redis: Redis & { slidingWindow?: (...args: unknown[]) => Promise<[number, number]> },
     private readonly now: () => number,
@@ -74,10 +72,6 @@ class RedisSlidingWindowStore implements FastifyRateLimitStore {
       (error: Error) => done(error),
     );
   }
-
-  child(): FastifyRateLimitStore {
-    return this;
-  }
 }
 
 export interface TierStoreOptions {
@@ -85,22 +79,8 @@ export interface TierStoreOptions {
   now: () => number;
 }
 
-/**
- * The store class given to @fastify/rate-limit. The plugin asks it for a child per limiter
- * (one per tier, see rate-limit.ts); the child's strategy comes from that limiter's options.
- * Keys already name the tier, so tiers never share a counter.
- */
-export function tierStore({ redis, now }: TierStoreOptions) {
-  return class TierStore implements FastifyRateLimitStore {
-    incr(): void {
-      throw new Error('rate limits are applied per tier; the root store counts nothing');
-    }
-
-    child(options: object): FastifyRateLimitStore {
-      if ((options as { strategy?: WindowStrategy }).strategy === 'sliding') {
-        return redis ? new RedisSlidingWindowStore(redis, now) : new MemorySlidingWindowStore(now);
-      }
-      return redis ? new RedisStore(false, false, redis, REDIS_KEY_PREFIX) : new LocalStore(false, false, MEMORY_CAPACITY);
-    }
-  };
+/** The counters of one tier: a fixed or a sliding window, in Redis when it is configured, else in memory. */
+export function createTierStore(strategy: WindowStrategy, { redis, now }: TierStoreOptions): CounterStore {
+  if (strategy === 'sliding') return redis ? new RedisSlidingWindowStore(redis, now) : new MemorySlidingWindowStore(now);
+  return redis ? new RedisStore(false, false, redis, REDIS_KEY_PREFIX) : new LocalStore(false, false, MEMORY_CAPACITY);
 }

@@ -1,21 +1,34 @@
 // The rate limits of CONTRACT §7. A route declares its tier — `config: { rateLimitTier:
 // 'sensitive' }`, 'export', or false for none (health); the default is 'standard' — and each
 // request is counted once, in that tier only, per caller: the API token, the session's user,
-// or else the client IP (including requests whose credentials are refused).
-// @fastify/rate-limit sets the headers and refuses with 429; the counters are in
-// rate-limit-stores.ts (memory, or Redis when REDIS_URL is set).
-import rateLimit, { normalizeIP, type RateLimitOptions } from '@fastify/rate-limit';
+// or else the client IP (including requests whose credentials are refused). The counters are
+// @fastify/rate-limit's stores and ours (rate-limit-stores.ts: memory, or Redis when REDIS_URL
+// is set). src/plugins/access.ts calls `countRequest` from the /api routes' one onRequest hook.
+//
+// Why not @fastify/rate-limit's own hook: it is an async function with four awaits per request
+// (key, store callback, …), which cost more than the count itself; counting straight into the
+// store is synchronous for the memory stores (README "Benchmarks"). The headers and the 429
+// are the same as the plugin's: X-RateLimit-Limit, -Remaining, -Reset, and Retry-After.
+import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Redis } from 'ioredis';
 import type { Config, RateLimitTier } from '../config.js';
 import { RateLimitError } from '../errors.js';
-import { tierStore, type WindowStrategy } from './rate-limit-stores.js';
+import { type CounterStore, createTierStore, type WindowStrategy } from './rate-limit-stores.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** CONTRACT §7 tier of the route; 'standard' when absent; false: not limited. */
     rateLimitTier?: RateLimitTier | false;
+  }
+  interface FastifyInstance {
+    /**
+     * Counts the request in `tier` against its caller (request.caller, else the client IP), sets
+     * the X-RateLimit-* headers, and calls back with a RateLimitError once the tier's budget is
+     * spent. Synchronous with the memory stores. When the store fails, the request passes uncounted.
+     */
+    countRequest(request: FastifyRequest, reply: FastifyReply, tier: RateLimitTier, done: (error?: RateLimitError) => void): void;
   }
 }
 
@@ -36,37 +49,42 @@ function callerKey(request: FastifyRequest): string {
   return `ip:${normalizeIP(request.ip)}`;
 }
 
+interface Tier {
+  name: RateLimitTier;
+  max: number;
+  windowMs: number;
+  windowSeconds: number;
+  store: CounterStore;
+}
+
 async function rateLimitPlugin(app: FastifyInstance, { config, redis, now = Date.now }: RateLimitPluginOptions) {
-  await app.register(rateLimit, {
-    global: false,
-    store: tierStore({ redis, now }),
-    // Fail open: when Redis cannot answer, requests are served unlimited rather than refused.
-    skipOnError: true,
-  });
-
-  const limiters = Object.fromEntries(
-    Object.entries(config.rateLimit.tiers).map(([tier, { max, windowSeconds }]) => {
-      const options: RateLimitOptions & { strategy: WindowStrategy } = {
-        max,
-        timeWindow: windowSeconds * 1000,
-        keyGenerator: (request) => `${tier}:${callerKey(request)}`,
-        errorResponseBuilder: (_request, context) =>
-          new RateLimitError(`Rate limit exceeded: ${max} requests per ${windowSeconds} s (${tier} tier). Retry in ${Math.ceil(context.ttl / 1000)} s`),
-        strategy: STRATEGY[tier as RateLimitTier], // read by the tier store's child() to pick the window
-      };
-      const limiter = app.rateLimit(options);
-      return [tier, (request: FastifyRequest, reply: FastifyReply) => limiter.call(app, request, reply)];
+  const tiers = Object.fromEntries(
+    Object.entries(config.rateLimit.tiers).map(([name, { max, windowSeconds }]) => {
+      const store = createTierStore(STRATEGY[name as RateLimitTier], { redis, now });
+      return [name, { name, max, windowMs: windowSeconds * 1000, windowSeconds, store }];
     }),
-  ) as Record<RateLimitTier, (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>>;
+  ) as Record<RateLimitTier, Tier>;
 
-  // Registered before the auth plugin, so it runs first: it resolves the caller (auth
-  // memoizes that) to pick the counter; a refused credential is counted against the IP, and
-  // the auth hook that follows reports the failure.
-  app.addHook('onRequest', async (request, reply) => {
-    const tier = request.routeOptions.config.rateLimitTier ?? 'standard';
-    if (request.is404 || tier === false) return;
-    await app.authenticate(request, reply).catch(() => undefined);
-    await limiters[tier](request, reply);
+  app.decorate('countRequest', (request: FastifyRequest, reply: FastifyReply, tierName: RateLimitTier, done: (error?: RateLimitError) => void) => {
+    const tier = tiers[tierName];
+    tier.store.incr(
+      `${tier.name}:${callerKey(request)}`,
+      (error, counted) => {
+        // Fail open: when Redis cannot answer, requests are served uncounted (the full budget shown).
+        if (error) app.log.debug({ err: error }, 'rate limit not counted');
+        const current = error || !counted ? 0 : counted.current;
+        const resetSeconds = error || !counted ? 0 : Math.ceil(counted.ttl / 1000);
+        reply.header('x-ratelimit-limit', tier.max);
+        reply.header('x-ratelimit-remaining', Math.max(0, tier.max - current));
+        reply.header('x-ratelimit-reset', resetSeconds);
+        if (current <= tier.max) return done();
+        done(
+          new RateLimitError(`Rate limit exceeded: ${tier.max} requests per ${tier.windowSeconds} s (${tier.name} tier). Retry in ${resetSeconds} s`, resetSeconds),
+        );
+      },
+      tier.windowMs,
+      tier.max,
+    );
   });
 }
 

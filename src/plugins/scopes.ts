@@ -1,7 +1,7 @@
 // The fixed list of API-token scopes (CONTRACT §3) and the check a route declares with
 // `config: { scope: 'games:write' }`. A browser session holds every scope.
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { MissingScopeError } from '../errors.js';
+import type { Caller } from './auth.js';
 
 export const SCOPES = [
   'games:read',
@@ -24,10 +24,8 @@ export function grants(granted: readonly string[], required: Scope): boolean {
   return required.endsWith(':read') && granted.includes(required.replace(/:read$/, ':write'));
 }
 
-/** onRequest hook: fails with 403 and the contract's exact message when the caller lacks the scope. */
-export function requireDeclaredScope(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  const scope = request.routeOptions.config.scope;
-  const caller = request.caller;
-  if (scope && caller && caller.kind !== 'session' && !grants(caller.scopes, scope)) return done(new MissingScopeError(scope));
-  done();
+/** The 403 of a caller without the route's declared scope (src/plugins/access.ts), or null. A session holds every scope. */
+export function missingScope(required: Scope | undefined, caller: Caller | null): MissingScopeError | null {
+  if (!required || !caller || caller.kind === 'session' || grants(caller.scopes, required)) return null;
+  return new MissingScopeError(required);
 }

@@ -7,6 +7,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Config, OidcConfig } from '../../config.js';
 import type { Database } from '../../db/client.js';
 import { AuthenticationError } from '../../errors.js';
+import { cookieOf } from '../../plugins/auth.js';
 import { type LoginAttempt, createOidcService } from './service.js';
 
 const tags = ['auth'];
@@ -50,7 +51,7 @@ export const oidcRoutes: FastifyPluginAsyncZod<{ db: Database; config: Config; o
         'Finds the user by the provider identity or verified e-mail (linking it to an existing account), or creates one; sets the session cookie. 401 when the answer does not verify (state, nonce, PKCE, unverified e-mail).',
     },
     handler: async (request, reply) => {
-      const attempt = readAttempt(request.unsignCookie(request.cookies[ATTEMPT_COOKIE] ?? ''), reply);
+      const attempt = readAttempt(request.unsignCookie(cookieOf(request, ATTEMPT_COOKIE) ?? ''), reply);
       const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
       const { user, session } = await service.finishLogin(query, attempt);
       app.issueSessionCookie(reply, { sub: user.id, sid: session.id });
