@@ -93,6 +93,23 @@ describe('error table (CONTRACT §2)', () => {
     expect(nul.details).toEqual([{ path: 'body.description', message: 'must not contain the NUL character' }]);
     expect(expectError(await t.as(user).get('/games?q=a%00b'), 400, 'VALIDATION_ERROR').details?.[0]?.path).toBe('querystring.q');
     expectError(await t.as(null).post('/auth/login', { email: 'x\u0000@example.com', password: 'whatever1' }), 400, 'VALIDATION_ERROR');
+    // A DELETE reads no query, but may carry a body: it is checked like any other.
+    const game = (await t.as(user).post('/games', { name: 'nul-check' })).json();
+    const nulDelete = await t.inject({
+      method: 'DELETE',
+      url: `/api/games/${game.id}`,
+      payload: '{"x":"a\\u0000"}',
+      headers: { ...user.headers, 'content-type': 'application/json' },
+    });
+    expect(expectError(nulDelete, 400, 'VALIDATION_ERROR').details?.[0]?.path).toBe('body.x');
+    expect((await t.as(user).get(`/games/${game.id}`)).statusCode).toBe(200);
+  });
+
+  it('ignores a NUL in the query of a GET that reads no query: it reaches no query of ours', async () => {
+    const game = (await t.as(user).post('/games', { name: 'nul-in-unread-query' })).json();
+    const res = await t.as(user).get(`/games/${game.id}?x=a%00b`);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().id).toBe(game.id);
   });
 
   it('400 for a URL that cannot be decoded, 404 for an id too long for the router', async () => {
