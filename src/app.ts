@@ -113,7 +113,7 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
     closing = true;
   });
   // Hooks on every request take a callback rather than return a promise, and each phase has as
-  // few as it can: one promise and one hook less per request each (README "Benchmarks").
+  // few hooks as it can: each promise and hook costs every request (README "Benchmarks").
   const everyResponseHeaders = { 'api-version': API_VERSION, ...SECURITY_HEADERS };
   app.addHook('onRequest', (request, reply, done) => {
     reply.headers(everyResponseHeaders);

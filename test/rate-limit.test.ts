@@ -1,4 +1,6 @@
 // CONTRACT §7: the three tiers, who is counted, the headers, and the 429.
+import type { AddressInfo } from 'node:net';
+import net from 'node:net';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './global-setup.js';
@@ -191,5 +193,32 @@ describe('REDIS_URL pointing at no Redis', () => {
     const login = await instance.as(null).post('/auth/login', { email: alice.user.email, password: alice.password });
     expect(login.statusCode).toBe(200);
     expect(Date.now() - started).toBeLessThan(3_000);
+  });
+});
+
+describe('a client that hangs up while its credential is looked up', () => {
+  it('leaves the server up: no unhandled rejection, and the next request is served', async () => {
+    const served = await createTestApp(CONTRACT_LIMITS, { listen: true });
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => rejections.push(reason);
+    process.on('unhandledRejection', onRejection);
+    try {
+      const { port } = served.app.server.address() as AddressInfo;
+      // An unknown token is looked up in the database; the connection is reset meanwhile, so the
+      // refusal is counted for a client whose address is gone.
+      for (let i = 0; i < 5; i++) {
+        const socket = net.connect({ host: '127.0.0.1', port });
+        await new Promise((resolve) => socket.once('connect', resolve));
+        socket.write(`GET /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer pcs_${'x'.repeat(43)}\r\n\r\n`);
+        socket.resetAndDestroy();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(rejections).toEqual([]);
+      const user = await served.register();
+      expect((await served.as(user).get('/games')).statusCode).toBe(200);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+      await served.close();
+    }
   });
 });

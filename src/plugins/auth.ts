@@ -177,8 +177,10 @@ async function authPlugin(app: FastifyInstance, opts: { config: Config; db: Data
       createdById: token.createdById,
     };
     if (token.lastUsedAt && now.getTime() - token.lastUsedAt.getTime() <= LAST_USED_PRECISION_MS) return caller;
-    token.lastUsedAt = now; // the cached row too, so the next write is a minute away
-    return recordApiTokenUse(db, token.id, now).then(() => caller);
+    return recordApiTokenUse(db, token.id, now).then(() => {
+      token.lastUsedAt = now; // the cached row too, so the next write is a minute away
+      return caller;
+    });
   }
 
   async function fromSessionJwt(token: string, reply: FastifyReply): Promise<Caller> {

@@ -83,8 +83,8 @@ export function registerJsonBodyParsing(app: FastifyInstance): void {
     if (hasNul) (request as { [hasNulMarker]?: boolean })[hasNulMarker] = true;
     return parseJson(request, text, done);
   });
-  // On the routes that read a body or a query: a GET or HEAD without a querystring schema reads
-  // neither, and is spared the hook.
+  // On the routes that read a body or a parsed query: a GET or HEAD without a querystring schema
+  // reads neither, and is spared the hook.
   app.addHook('onRoute', (route) => {
     const readsBody = [route.method].flat().some((method) => method !== 'GET' && method !== 'HEAD');
     if (!readsBody && !route.schema?.querystring) return;

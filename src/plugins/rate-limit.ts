@@ -46,7 +46,8 @@ function callerKey(request: FastifyRequest): string {
   const caller = request.caller;
   if (caller?.kind === 'token') return `token:${caller.tokenId}`;
   if (caller?.kind === 'session') return `user:${caller.userId}`;
-  return `ip:${normalizeIP(request.ip)}`;
+  // A client that hung up while its credential was looked up has no address any more.
+  return `ip:${request.ip ? normalizeIP(request.ip) : 'unknown'}`;
 }
 
 interface Tier {
@@ -67,24 +68,27 @@ async function rateLimitPlugin(app: FastifyInstance, { config, redis, now = Date
 
   app.decorate('countRequest', (request: FastifyRequest, reply: FastifyReply, tierName: RateLimitTier, done: (error?: RateLimitError) => void) => {
     const tier = tiers[tierName];
-    tier.store.incr(
-      `${tier.name}:${callerKey(request)}`,
-      (error, counted) => {
-        // Fail open: when Redis cannot answer, requests are served uncounted (the full budget shown).
-        if (error) app.log.debug({ err: error }, 'rate limit not counted');
-        const current = error || !counted ? 0 : counted.current;
-        const resetSeconds = error || !counted ? 0 : Math.ceil(counted.ttl / 1000);
-        reply.header('x-ratelimit-limit', tier.max);
-        reply.header('x-ratelimit-remaining', Math.max(0, tier.max - current));
-        reply.header('x-ratelimit-reset', resetSeconds);
-        if (current <= tier.max) return done();
-        done(
-          new RateLimitError(`Rate limit exceeded: ${tier.max} requests per ${tier.windowSeconds} s (${tier.name} tier). Retry in ${resetSeconds} s`, resetSeconds),
-        );
-      },
-      tier.windowMs,
-      tier.max,
-    );
+    let answered = false;
+    const counted = (error: Error | null, result?: { current: number; ttl: number }) => {
+      if (answered) return;
+      answered = true;
+      // Fail open: when the store cannot count (Redis down), the request is served uncounted,
+      // the full budget shown.
+      if (error) app.log.debug({ err: error }, 'rate limit not counted');
+      const current = error || !result ? 0 : result.current;
+      const resetSeconds = error || !result ? 0 : Math.ceil(result.ttl / 1000);
+      reply.header('x-ratelimit-limit', tier.max);
+      reply.header('x-ratelimit-remaining', Math.max(0, tier.max - current));
+      reply.header('x-ratelimit-reset', resetSeconds);
+      if (current <= tier.max) return done();
+      done(new RateLimitError(`Rate limit exceeded: ${tier.max} requests per ${tier.windowSeconds} s (${tier.name} tier). Retry in ${resetSeconds} s`, resetSeconds));
+    };
+    // Never throws: this runs in a promise callback too (access.ts), where a throw would go unhandled.
+    try {
+      tier.store.incr(`${tier.name}:${callerKey(request)}`, counted, tier.windowMs, tier.max);
+    } catch (error) {
+      counted(error as Error);
+    }
   });
 }
 
