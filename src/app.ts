@@ -51,6 +51,8 @@ import type { ObjectStore } from './storage/types.js';
 
 export const API_PREFIX = '/api';
 export const API_VERSION = '1';
+/** Set on every response by the app's first hook (and on the router's own errors). */
+const EVERY_RESPONSE_HEADERS = { 'api-version': API_VERSION, ...SECURITY_HEADERS };
 /** JSON bodies are small by design; files go straight to the object store. */
 const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -87,7 +89,7 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
     return503OnClosing: false,
     // Errors the router raises before any route runs (bad URL encoding, over-long id). Hooks
     // do not run for them, hence the headers here.
-    frameworkErrors: (error, request, reply) => frameworkErrors(error, request, reply.header('API-Version', API_VERSION).header(REQUEST_ID_HEADER, request.id)),
+    frameworkErrors: (error, request, reply) => frameworkErrors(error, request, reply.headers(EVERY_RESPONSE_HEADERS).header(REQUEST_ID_HEADER, request.id)),
     // Requests Node's HTTP parser refuses, before Fastify sees them (CONTRACT §8).
     clientErrorHandler: (error, socket) => clientErrorHandler(error, socket, API_VERSION),
   }).withTypeProvider<ZodTypeProvider>();
@@ -114,9 +116,8 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
   });
   // Hooks on every request take a callback rather than return a promise, and each phase has as
   // few hooks as it can: each promise and hook costs every request (README "Benchmarks").
-  const everyResponseHeaders = { 'api-version': API_VERSION, ...SECURITY_HEADERS };
   app.addHook('onRequest', (request, reply, done) => {
-    reply.headers(everyResponseHeaders);
+    reply.headers(EVERY_RESPONSE_HEADERS);
     reply.header(REQUEST_ID_HEADER, request.id);
     if (closing) return done(new ServiceUnavailableError('The server is shutting down; retry the request'));
     // Node's own check of this answers without a body; it is off (src/http-server.ts) for this one.

@@ -26,6 +26,21 @@ describe('security headers', () => {
     expect(res.headers['cross-origin-resource-policy']).toBe('same-site');
   });
 
+  it('sends them on errors too: a refusal, an unknown route, a URL the router cannot decode', async () => {
+    const responses = [
+      await t.as(null).get('/games'),
+      await t.as(alice).get('/no-such-route'),
+      await t.as(alice).get('/games/%E0%A4%A'),
+    ];
+    expect(responses.map((res) => res.statusCode)).toEqual([401, 404, 400]);
+    for (const res of responses) {
+      expect(res.headers['content-security-policy'], res.body).toBe("default-src 'none';frame-ancestors 'none'");
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['api-version']).toBe('1');
+      expect(res.headers['x-request-id']).toBeTruthy();
+    }
+  });
+
   it("sends OWASP's headers for API responses, not those meant for HTML pages or old browsers", async () => {
     const res = await t.as(alice).get('/games');
     for (const header of [
