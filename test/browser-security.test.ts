@@ -27,11 +27,7 @@ describe('security headers', () => {
   });
 
   it('sends them on errors too: a refusal, an unknown route, a URL the router cannot decode', async () => {
-    const responses = [
-      await t.as(null).get('/games'),
-      await t.as(alice).get('/no-such-route'),
-      await t.as(alice).get('/games/%E0%A4%A'),
-    ];
+    const responses = [await t.as(null).get('/games'), await t.as(alice).get('/no-such-route'), await t.as(alice).get('/games/%E0%A4%A')];
     expect(responses.map((res) => res.statusCode)).toEqual([401, 404, 400]);
     for (const res of responses) {
       expect(res.headers['content-security-policy'], res.body).toBe("default-src 'none';frame-ancestors 'none'");
