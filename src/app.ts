@@ -4,7 +4,7 @@ import { createHmac } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { DestinationStream, Logger } from 'pino';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
@@ -51,8 +51,12 @@ import type { ObjectStore } from './storage/types.js';
 
 export const API_PREFIX = '/api';
 export const API_VERSION = '1';
-/** Set on every response by the app's first hook (and on the router's own errors). */
 const EVERY_RESPONSE_HEADERS = { 'api-version': API_VERSION, ...SECURITY_HEADERS };
+
+/** The headers of every response: set by the app's first hook, and on the router's own errors. */
+function setEveryResponseHeaders(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return reply.headers(EVERY_RESPONSE_HEADERS).header(REQUEST_ID_HEADER, request.id);
+}
 /** JSON bodies are small by design; files go straight to the object store. */
 const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -89,7 +93,7 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
     return503OnClosing: false,
     // Errors the router raises before any route runs (bad URL encoding, over-long id). Hooks
     // do not run for them, hence the headers here.
-    frameworkErrors: (error, request, reply) => frameworkErrors(error, request, reply.headers(EVERY_RESPONSE_HEADERS).header(REQUEST_ID_HEADER, request.id)),
+    frameworkErrors: (error, request, reply) => frameworkErrors(error, request, setEveryResponseHeaders(request, reply)),
     // Requests Node's HTTP parser refuses, before Fastify sees them (CONTRACT §8).
     clientErrorHandler: (error, socket) => clientErrorHandler(error, socket, API_VERSION),
   }).withTypeProvider<ZodTypeProvider>();
@@ -117,8 +121,7 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
   // Hooks on every request take a callback rather than return a promise, and each phase has as
   // few hooks as it can: each promise and hook costs every request (README "Benchmarks").
   app.addHook('onRequest', (request, reply, done) => {
-    reply.headers(EVERY_RESPONSE_HEADERS);
-    reply.header(REQUEST_ID_HEADER, request.id);
+    setEveryResponseHeaders(request, reply);
     if (closing) return done(new ServiceUnavailableError('The server is shutting down; retry the request'));
     // Node's own check of this answers without a body; it is off (src/http-server.ts) for this one.
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {

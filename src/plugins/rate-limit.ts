@@ -75,8 +75,9 @@ async function rateLimitPlugin(app: FastifyInstance, { config, redis, now = Date
       // Fail open: when the store cannot count (Redis down), the request is served uncounted,
       // the full budget shown.
       if (error) app.log.debug({ err: error }, 'rate limit not counted');
-      const current = error || !result ? 0 : result.current;
-      const resetSeconds = error || !result ? 0 : Math.ceil(result.ttl / 1000);
+      const tally = error ? undefined : result;
+      const current = tally?.current ?? 0;
+      const resetSeconds = tally ? Math.ceil(tally.ttl / 1000) : 0;
       reply.header('x-ratelimit-limit', tier.max);
       reply.header('x-ratelimit-remaining', Math.max(0, tier.max - current));
       reply.header('x-ratelimit-reset', resetSeconds);
