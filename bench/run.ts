@@ -169,28 +169,16 @@ async function main() {
 
   if (!pairedOnly) await unpairedScenarios();
   async function unpairedScenarios() {
-    record('a GET /api/health', 'service', await load({ url: `${serviceUrl}/api/health`, serverPid: service.pid! }));
-    record(
-      'd POST /api/storage/urls',
-      'service',
-      await load({
-        url: `${serviceUrl}/api/storage/urls`,
-        method: 'POST',
-        headers: auth(org),
-        body: { fileName: 'hero.png', contentType: 'image/png' },
-        serverPid: service.pid!,
-      }),
-    );
-    record(
-      'e POST /api/auth/login',
-      'service',
-      await load({
-        url: `${serviceUrl}/api/auth/login`,
-        method: 'POST',
-        body: BENCH_USER,
-        serverPid: service.pid!,
-      }),
-    );
+    const measure = async (scenario: string, spec: Omit<LoadSpec, 'connections' | 'durationSeconds' | 'serverPid'>) =>
+      record(scenario, 'service', await load({ ...spec, serverPid: service.pid! }));
+    await measure('a GET /api/health', { url: `${serviceUrl}/api/health` });
+    await measure('d POST /api/storage/urls', {
+      url: `${serviceUrl}/api/storage/urls`,
+      method: 'POST',
+      headers: auth(org),
+      body: { fileName: 'hero.png', contentType: 'image/png' },
+    });
+    await measure('e POST /api/auth/login', { url: `${serviceUrl}/api/auth/login`, method: 'POST', body: BENCH_USER });
   }
 
   const scale: Row[] = [];
