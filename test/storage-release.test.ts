@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStorageConfig } from '../src/config.js';
 import { createTestApp, type RegisteredUser, type TestApp } from './helpers/app.js';
@@ -100,6 +101,25 @@ describe('an upload that is malformed or aborted', () => {
     // A 2000-byte chunk followed by `zz` where its CRLF must be: Node's parser refuses it.
     for (const answer of answers) expect(answer.text).toMatch(/^HTTP\/1\.1 400 /);
     await expectReleasedTo(baseline);
+  });
+});
+
+describe('a stream that fails before its file is even open', () => {
+  it('leaves no file under incoming/ once the write has failed, not even a moment later', async () => {
+    // Fails on its first read: as soon as the write starts, while its file is still opening.
+    const failing = () =>
+      new Readable({
+        read() {
+          this.destroy(new Error('the source failed'));
+        },
+      });
+    for (let round = 0; round < 10; round++) {
+      const writes = Array.from({ length: 20 }, (_, i) => t.store.writeStream(`orgs/test/failing-${round}-${i}`, failing(), { contentType: 'application/json' }));
+      for (const written of await Promise.allSettled(writes)) expect(written.status).toBe('rejected');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      // The files the writes opened are gone: not left for a sweep.
+      expect(filesIn(incomingDir)).toEqual([]);
+    }
   });
 });
 

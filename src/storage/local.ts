@@ -159,8 +159,7 @@ export function createLocalStore(options: LocalStoreOptions): LocalObjectStore {
 
     write: (key, body, options) => writeThroughIncoming(key, (incoming) => writeFile(incoming, body, { mode: PRIVATE_FILE_MODE }), options),
 
-    writeStream: (key, body, options) =>
-      writeThroughIncoming(key, (incoming) => pipeline(body, createWriteStream(incoming, { flags: 'wx', mode: PRIVATE_FILE_MODE })), options),
+    writeStream: (key, body, options) => writeThroughIncoming(key, (incoming) => pipeIntoNewFile(body, incoming), options),
 
     async delete(key) {
       await rm(objectPath(key), { force: true });
@@ -273,11 +272,26 @@ async function streamToFile(body: Readable, file: string, limit: number): Promis
   });
   body.pipe(sizeLimit);
   try {
-    await pipeline(sizeLimit, createWriteStream(file, { flags: 'wx', mode: PRIVATE_FILE_MODE }));
+    await pipeIntoNewFile(sizeLimit, file);
     return received;
   } finally {
     stopWatching();
     body.unpipe(sizeLimit);
+  }
+}
+
+/**
+ * Pipes `source` into a new private file. When it fails, it settles only once the file is closed:
+ * pipeline() rejects as soon as a stream fails, while the file may still be opening, and a caller
+ * that then removes it would run first and leave it behind (test/storage-release.test.ts).
+ */
+async function pipeIntoNewFile(source: Readable, file: string): Promise<void> {
+  const out = createWriteStream(file, { flags: 'wx', mode: PRIVATE_FILE_MODE });
+  try {
+    await pipeline(source, out);
+  } catch (error) {
+    if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
+    throw error;
   }
 }
 
