@@ -92,6 +92,9 @@ describe('error table (CONTRACT §2)', () => {
     const nul = expectError(await t.as(user).post('/games', { name: 'ok', description: 'a\u0000b' }), 400, 'VALIDATION_ERROR');
     expect(nul.details).toEqual([{ path: 'body.description', message: 'must not contain the NUL character' }]);
     expect(expectError(await t.as(user).get('/games?q=a%00b'), 400, 'VALIDATION_ERROR').details?.[0]?.path).toBe('querystring.q');
+    // In a key too, and among other escapes (the check looks for `%00` in the URL before it walks the query).
+    expect(expectError(await t.as(user).get('/games?q=%41%2500&x%00=1'), 400, 'VALIDATION_ERROR').details?.[0]?.path).toBe('querystring');
+    expect((await t.as(user).get('/games?q=%2500')).statusCode).toBe(200);
     expectError(await t.as(null).post('/auth/login', { email: 'x\u0000@example.com', password: 'whatever1' }), 400, 'VALIDATION_ERROR');
     // A DELETE reads no query, but may carry a body: it is checked like any other.
     const game = (await t.as(user).post('/games', { name: 'nul-check' })).json();
