@@ -81,7 +81,7 @@ export interface AppDependencies {
 export async function buildApp(config: Config, deps: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
     // HTTP, or HTTPS when TLS files are configured, with what Node would answer itself routed to the API.
-    serverFactory: httpServerFactory(config, API_VERSION),
+    serverFactory: httpServerFactory(config, EVERY_RESPONSE_HEADERS),
     trustProxy: config.http.trustProxy,
     // Typed as Fastify's logger interface, so that plugins see the usual instance type.
     loggerInstance: (deps.logger ?? createLogger(config.logLevel, deps.logStream)) as FastifyBaseLogger,
@@ -95,7 +95,7 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
     // do not run for them, hence the headers here.
     frameworkErrors: (error, request, reply) => frameworkErrors(error, request, setEveryResponseHeaders(request, reply)),
     // Requests Node's HTTP parser refuses, before Fastify sees them (CONTRACT §8).
-    clientErrorHandler: (error, socket) => clientErrorHandler(error, socket, API_VERSION),
+    clientErrorHandler: (error, socket) => clientErrorHandler(error, socket, EVERY_RESPONSE_HEADERS),
   }).withTypeProvider<ZodTypeProvider>();
   const store = deps.store ?? (await createObjectStore(config, { now: deps.now }));
   const resolveHost = deps.resolveHost ?? systemResolver;

@@ -6,17 +6,18 @@ import { readFileSync } from 'node:fs';
 import http, { type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { Config } from './config.js';
-import { errorBody, refuseTunnel } from './plugins/errors.js';
+import { type EveryResponseHeaders, errorBody, refuseTunnel } from './plugins/errors.js';
+import { REQUEST_ID_HEADER, requestIdOf } from './plugins/request-id.js';
 
 /** Fastify's default: longer than the idle timeouts of common load balancers (60 s). */
 const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 /** The methods Fastify's router knows; Node's parser also accepts PRI, which would fall through it. */
 const ROUTABLE_METHODS = new Set(http.METHODS);
 
-export function httpServerFactory(config: Config, apiVersion: string) {
+export function httpServerFactory(config: Config, headers: EveryResponseHeaders) {
   return (handler: RequestListener): http.Server => {
     const serve: RequestListener = (request, response) =>
-      ROUTABLE_METHODS.has(request.method ?? '') ? handler(request, response) : notFound(request, response, apiVersion);
+      ROUTABLE_METHODS.has(request.method ?? '') ? handler(request, response) : notFound(request, response, headers);
     // An HTTP/1.1 request without Host would get Node's bare 400; app.ts refuses it with the body.
     const options = { requireHostHeader: false };
     const server = config.http.tls
@@ -33,15 +34,17 @@ export function httpServerFactory(config: Config, apiVersion: string) {
     // (RFC 9110 allows either), so the request gets the API's answer.
     server.on('checkExpectation', serve);
     // CONNECT is not routed at all; with no listener Node drops the connection without a word.
-    server.on('connect', (request, socket) => refuseTunnel(request, socket, apiVersion));
+    server.on('connect', (request, socket) => refuseTunnel(request, socket, headers));
     return server;
   };
 }
 
 /** The 404 of an unknown route, for a method no route can have. */
-function notFound(request: IncomingMessage, response: ServerResponse, apiVersion: string): void {
+function notFound(request: IncomingMessage, response: ServerResponse, headers: EveryResponseHeaders): void {
   const body = JSON.stringify(errorBody(404, `Route ${request.method} ${request.url} not found`));
-  response.writeHead(404, { 'content-type': 'application/json; charset=utf-8', 'api-version': apiVersion, connection: 'close' }).end(body);
+  response
+    .writeHead(404, { ...headers, [REQUEST_ID_HEADER]: requestIdOf(request), 'content-type': 'application/json; charset=utf-8', connection: 'close' })
+    .end(body);
 }
 
 function readTlsFiles(tls: { certFile: string; keyFile: string }) {

@@ -80,6 +80,11 @@ describe('a cursor that does not fit the list', () => {
 function expectRawError(res: RawResponse, statusCode: number, error: string) {
   expect(res.text).toMatch(new RegExp(`^HTTP/1\\.1 ${statusCode} `));
   expect(res.text).toMatch(/\r\ncontent-type: application\/json; charset=utf-8\r\n/i);
+  // The headers of every response, also where Node answers before Fastify (CONTRACT §1, §13).
+  expect(res.text).toMatch(/\r\napi-version: 1\r\n/i);
+  expect(res.text).toMatch(/\r\nx-request-id: [\x21-\x7e]{1,128}\r\n/i);
+  expect(res.text).toMatch(/\r\nx-content-type-options: nosniff\r\n/i);
+  expect(res.text).toMatch(/\r\ncontent-security-policy: default-src 'none'/i);
   const body = res.json();
   expect(body).toEqual({ statusCode, error, message: expect.any(String) });
   return body as { message: string };

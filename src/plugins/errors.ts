@@ -1,11 +1,13 @@
 // The one place errors become responses. Every error — ours, Fastify's, a validation failure,
 // an unknown route, an unexpected exception — leaves with the body of CONTRACT §2.
+import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError, type ErrorDetail, RateLimitError, ServiceUnavailableError } from '../errors.js';
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
 
 const CODE_BY_STATUS: Record<number, string> = {
   400: 'VALIDATION_ERROR',
@@ -115,12 +117,19 @@ const CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, message: 'The request was not received in time' },
 };
 
+/**
+ * The headers of every response (API-Version, the security headers), for the answers written
+ * before Fastify sees a request; each also gets its X-Request-Id (CONTRACT §13).
+ */
+export type EveryResponseHeaders = Readonly<Record<string, string>>;
+
 /** Writes the contract's error body straight to a socket Fastify does not serve, and closes it once written. */
-function answerOnSocket(socket: Duplex, body: ErrorBody, apiVersion: string): void {
+function answerOnSocket(socket: Duplex, body: ErrorBody, headers: EveryResponseHeaders, requestId: string): void {
   const json = JSON.stringify(body);
+  const lines = Object.entries({ ...headers, [REQUEST_ID_HEADER]: requestId }).map(([name, value]) => `${name}: ${value}\r\n`);
   socket.end(
     `HTTP/1.1 ${body.statusCode} ${STATUS_CODES[body.statusCode]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(json)}\r\nAPI-Version: ${apiVersion}\r\nConnection: close\r\n\r\n${json}`,
+      `Content-Length: ${Buffer.byteLength(json)}\r\n${lines.join('')}Connection: close\r\n\r\n${json}`,
     () => socket.destroy(),
   );
 }
@@ -129,9 +138,10 @@ function answerOnSocket(socket: Duplex, body: ErrorBody, apiVersion: string): vo
  * Fastify's `clientErrorHandler` option: requests Node's HTTP parser refuses before any route
  * or hook sees them (bad header characters, a body longer than its Content-Length, broken
  * chunks …). Answered on the socket, as Node would, but with the contract's body, and only while
- * nothing of a response in flight has been written; then the connection closes.
+ * nothing of a response in flight has been written; then the connection closes. The request's
+ * own X-Request-Id could not be read: it gets a fresh one.
  */
-export function clientErrorHandler(error: Error & { code?: string; reason?: string }, socket: Socket, apiVersion: string): void {
+export function clientErrorHandler(error: Error & { code?: string; reason?: string }, socket: Socket, headers: EveryResponseHeaders): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (!socket.writable || inFlight?.headersSent) {
@@ -142,7 +152,8 @@ export function clientErrorHandler(error: Error & { code?: string; reason?: stri
   answerOnSocket(
     socket,
     known ? errorBody(known.status, known.message) : errorBody(400, `The request is not valid HTTP${error.reason ? `: ${error.reason}` : ''}`),
-    apiVersion,
+    headers,
+    randomUUID(),
   );
 }
 
@@ -150,9 +161,9 @@ export function clientErrorHandler(error: Error & { code?: string; reason?: stri
  * A CONNECT request: Node hands it to the server's 'connect' event and, with no listener, drops
  * the connection without a word. No route of an API is a tunnel: 404, as for any unknown route.
  */
-export function refuseTunnel(request: IncomingMessage, socket: Duplex, apiVersion: string): void {
+export function refuseTunnel(request: IncomingMessage, socket: Duplex, headers: EveryResponseHeaders): void {
   if (socket.destroyed) return;
-  answerOnSocket(socket, errorBody(404, `Route ${request.method} ${request.url} not found`), apiVersion);
+  answerOnSocket(socket, errorBody(404, `Route ${request.method} ${request.url} not found`), headers, requestIdOf(request));
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
