@@ -159,6 +159,16 @@ describe('GET /auth/oidc/callback', () => {
     expectError(await callback(back, attempt), 401, 'AUTHENTICATION_REQUIRED');
   });
 
+  it('refuses a NUL in the query with 400, like every route that reads its query, and signs nobody in', async () => {
+    const { url, attempt } = await startLogin();
+    const back = new URL(await provider.signIn(url, 'newcomer'), 'http://localhost');
+    const users = await countUsers();
+    const res = await callback(`${back.pathname}${back.search}&iss_extra=a%00b`, attempt);
+    expect(expectError(res, 400, 'VALIDATION_ERROR').details).toEqual([{ path: 'querystring.iss_extra', message: 'must not contain the NUL character' }]);
+    expect(res.cookies.find((c) => c.name === 'session')).toBeUndefined();
+    expect(await countUsers()).toBe(users);
+  });
+
   it('passes on an error the provider returns', async () => {
     const { attempt } = await startLogin();
     const state = JSON.parse(decodeURIComponent(attempt).replace(/\.[^.]*$/, '')).state;

@@ -4,6 +4,7 @@
 // any instance can finish a sign-in another one started and no table fills with abandoned ones.
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { Config, OidcConfig } from '../../config.js';
 import type { Database } from '../../db/client.js';
 import { AuthenticationError } from '../../errors.js';
@@ -13,6 +14,19 @@ import { type LoginAttempt, createOidcService } from './service.js';
 const tags = ['auth'];
 const ATTEMPT_COOKIE = 'oidc_login';
 const ATTEMPT_TTL_SECONDS = 10 * 60;
+
+/**
+ * What the provider sends back (RFC 6749 §4.1.2, RFC 9207's `iss`); others pass through. The
+ * handler hands the raw query to openid-client, which checks it; declared here so the query is
+ * documented and checked for NUL characters like every query the service reads.
+ */
+const callbackQuery = z.looseObject({
+  code: z.string().optional(),
+  state: z.string().optional(),
+  iss: z.string().optional(),
+  error: z.string().optional(),
+  error_description: z.string().optional(),
+});
 
 export const oidcRoutes: FastifyPluginAsyncZod<{ db: Database; config: Config; oidc: OidcConfig }> = async (app, { db, config, oidc }) => {
   const service = createOidcService(db, config, oidc, app.log);
@@ -46,6 +60,7 @@ export const oidcRoutes: FastifyPluginAsyncZod<{ db: Database; config: Config; o
     schema: {
       tags,
       operationId: 'finishOidcLogin',
+      querystring: callbackQuery,
       summary: "The identity provider's redirect back: signs in and redirects (302) to the web app",
       description:
         'Finds the user by the provider identity or verified e-mail (linking it to an existing account), or creates one; sets the session cookie. 401 when the answer does not verify (state, nonce, PKCE, unverified e-mail).',
