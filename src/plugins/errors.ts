@@ -1,13 +1,12 @@
 // The one place errors become responses. Every error — ours, Fastify's, a validation failure,
 // an unknown route, an unexpected exception — leaves with the body of CONTRACT §2.
-import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError, type ErrorDetail, RateLimitError, ServiceUnavailableError } from '../errors.js';
-import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
+import { newRequestId, REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
 
 const CODE_BY_STATUS: Record<number, string> = {
   400: 'VALIDATION_ERROR',
@@ -153,7 +152,7 @@ export function clientErrorHandler(error: Error & { code?: string; reason?: stri
     socket,
     known ? errorBody(known.status, known.message) : errorBody(400, `The request is not valid HTTP${error.reason ? `: ${error.reason}` : ''}`),
     headers,
-    randomUUID(),
+    newRequestId(),
   );
 }
 

@@ -8,8 +8,11 @@ import type { IncomingMessage } from 'node:http';
 export const REQUEST_ID_HEADER = 'x-request-id';
 const WELL_FORMED = /^[\x21-\x7e]{1,128}$/;
 
+/** The id of a request that brought none (or whose headers could not be read). */
+export const newRequestId = (): string => randomUUID();
+
 /** Fastify's `genReqId`. */
 export function requestIdOf(request: IncomingMessage): string {
   const given = request.headers[REQUEST_ID_HEADER];
-  return typeof given === 'string' && WELL_FORMED.test(given) ? given : randomUUID();
+  return typeof given === 'string' && WELL_FORMED.test(given) ? given : newRequestId();
 }
