@@ -1,9 +1,20 @@
 // The error hierarchy. Services throw these; src/plugins/errors.ts turns every error, ours or
 // Fastify's, into the contract's body { statusCode, error, message } (CONTRACT §2).
 
+/** Where a detail of a 400 points: the JSON body, the query string, a parameter of the path, a header. */
+export type ErrorLocation = 'body' | 'query' | 'path' | 'header';
+
+/** One problem of a 400: `path` is the field within `in` (`name`, `items.0.id`; empty for the whole body). */
 export interface ErrorDetail {
+  in: ErrorLocation;
   path: string;
   message: string;
+}
+
+/** How a message names a detail's place, as Fastify names its parts: `body.name`, `querystring.limit`, `params.id`. */
+export function detailLabel(detail: Pick<ErrorDetail, 'in' | 'path'>): string {
+  const root = { body: 'body', query: 'querystring', path: 'params', header: 'headers' }[detail.in];
+  return detail.path ? `${root}.${detail.path}` : root;
 }
 
 export class AppError extends Error {

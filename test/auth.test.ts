@@ -58,16 +58,16 @@ describe('POST /auth/register', () => {
   });
 
   it.each([
-    ['a short password', { email: 'x@example.com', password: 'short', name: 'X' }, 'body.password'],
-    ['a password over 256 characters', { email: 'x@example.com', password: 'p'.repeat(257), name: 'X' }, 'body.password'],
-    ['an invalid e-mail', { email: 'not-an-email', password: 'long enough', name: 'X' }, 'body.email'],
-    ['a missing name', { email: 'x@example.com', password: 'long enough' }, 'body.name'],
-    ['an unknown field', { email: 'x@example.com', password: 'long enough', name: 'X', admin: true }, 'body'],
-    ['a number for a string', { email: 'x@example.com', password: 12345678, name: 'X' }, 'body.password'],
+    ['a short password', { email: 'x@example.com', password: 'short', name: 'X' }, 'password'],
+    ['a password over 256 characters', { email: 'x@example.com', password: 'p'.repeat(257), name: 'X' }, 'password'],
+    ['an invalid e-mail', { email: 'not-an-email', password: 'long enough', name: 'X' }, 'email'],
+    ['a missing name', { email: 'x@example.com', password: 'long enough' }, 'name'],
+    ['an unknown field', { email: 'x@example.com', password: 'long enough', name: 'X', admin: true }, 'admin'],
+    ['a number for a string', { email: 'x@example.com', password: 12345678, name: 'X' }, 'password'],
   ])('refuses %s with 400 and details, changing nothing', async (_case, body, path) => {
     const before = await t.rowCounts();
     const error = expectError(await t.as(null).post('/auth/register', body), 400, 'VALIDATION_ERROR');
-    expect(error.details?.map((d) => d.path)).toContain(path);
+    expect(error.details).toContainEqual({ in: 'body', path, message: expect.any(String) });
     expect(await t.rowCounts()).toEqual(before);
   });
 });

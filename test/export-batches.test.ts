@@ -192,7 +192,7 @@ describe('POST /export-batches', () => {
     ];
     for (const body of bad) expectError(await t.as(alice).post('/export-batches', body), 400, 'VALIDATION_ERROR');
     const tooMany = expectError(await t.as(alice).post('/export-batches', { variantIds: ids(21), networks: ['unity'] }), 400, 'VALIDATION_ERROR');
-    expect(tooMany.details).toEqual([expect.objectContaining({ path: 'body.variantIds' })]);
+    expect(tooMany.details).toEqual([expect.objectContaining({ in: 'body', path: 'variantIds' })]);
     expect(await t.rowCounts()).toEqual(before);
   });
 

@@ -52,18 +52,18 @@ describe('games', () => {
   });
 
   it.each([
-    ['a missing name', {}, 'body.name'],
-    ['an empty name', { name: '   ' }, 'body.name'],
-    ['a name over 200 characters', { name: 'x'.repeat(201) }, 'body.name'],
-    ['a number as name', { name: 42 }, 'body.name'],
-    ['a control character in the name', { name: 'a\u0007b' }, 'body.name'],
-    ['a description over 2000 characters', { name: 'ok', description: 'd'.repeat(2001) }, 'body.description'],
-    ['an unknown field', { name: 'ok', color: 'red' }, 'body'],
-    ['an array body', [{ name: 'ok' }], 'body'],
+    ['a missing name', {}, 'name'],
+    ['an empty name', { name: '   ' }, 'name'],
+    ['a name over 200 characters', { name: 'x'.repeat(201) }, 'name'],
+    ['a number as name', { name: 42 }, 'name'],
+    ['a control character in the name', { name: 'a\u0007b' }, 'name'],
+    ['a description over 2000 characters', { name: 'ok', description: 'd'.repeat(2001) }, 'description'],
+    ['an unknown field', { name: 'ok', color: 'red' }, 'color'],
+    ['an array body', [{ name: 'ok' }], ''],
   ])('refuses %s with 400 and details, creating nothing', async (_case, body, path) => {
     const before = await t.rowCounts();
     const error = expectError(await t.as(alice).post('/games', body), 400, 'VALIDATION_ERROR');
-    expect(error.details?.map((d) => d.path)).toContain(path);
+    expect(error.details).toContainEqual({ in: 'body', path, message: expect.any(String) });
     expect(await t.rowCounts()).toEqual(before);
   });
 

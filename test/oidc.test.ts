@@ -164,7 +164,7 @@ describe('GET /auth/oidc/callback', () => {
     const back = new URL(await provider.signIn(url, 'newcomer'), 'http://localhost');
     const users = await countUsers();
     const res = await callback(`${back.pathname}${back.search}&iss_extra=a%00b`, attempt);
-    expect(expectError(res, 400, 'VALIDATION_ERROR').details).toEqual([{ path: 'querystring.iss_extra', message: 'must not contain the NUL character' }]);
+    expect(expectError(res, 400, 'VALIDATION_ERROR').details).toEqual([{ in: 'query', path: 'iss_extra', message: 'must not contain the NUL character' }]);
     expect(res.cookies.find((c) => c.name === 'session')).toBeUndefined();
     expect(await countUsers()).toBe(users);
   });

@@ -155,7 +155,7 @@ describe('organizationId resolution (CONTRACT §4)', () => {
     const second = (await t.as(user).post('/organizations', { name: 'Two' })).json();
     const before = await t.rowCounts();
     const error = expectError(await t.as(user).post('/games', { name: 'Which?' }), 400, 'VALIDATION_ERROR');
-    expect(error.details).toEqual([expect.objectContaining({ path: 'body.organizationId' })]);
+    expect(error.details).toEqual([expect.objectContaining({ in: 'body', path: 'organizationId' })]);
     expect(await t.rowCounts()).toEqual(before);
     const game = (await t.as(user).post('/games', { name: 'There', organizationId: second.id })).json();
     expect(game.organizationId).toBe(second.id);

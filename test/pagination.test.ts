@@ -94,7 +94,7 @@ describe('list parameters', () => {
     ['order=ASC', 'order'],
   ])('refuses %s with 400 VALIDATION_ERROR naming the parameter', async (query, parameter) => {
     const error = expectError(await t.as(user).get(`/games?${query}`), 400, 'VALIDATION_ERROR');
-    expect(error.details?.map((d) => d.path)).toContain(`querystring.${parameter}`);
+    expect(error.details).toContainEqual({ in: 'query', path: parameter, message: expect.any(String) });
   });
 
   it('applies the same rules on every list endpoint', async () => {

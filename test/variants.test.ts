@@ -68,7 +68,7 @@ describe('variants', () => {
   it('requires a ready text/html entry asset of the same organization', async () => {
     const before = await countVariants();
     const notHtml = expectError(await t.as(alice).post(`/games/${game.id}/variants`, { name: 'X', entryAssetId: logo.id }), 400, 'VALIDATION_ERROR');
-    expect(notHtml.details).toEqual([{ path: 'entryAssetId', message: 'is not a ready text/html asset of this organization' }]);
+    expect(notHtml.details).toEqual([{ in: 'body', path: 'entryAssetId', message: 'is not a ready text/html asset of this organization' }]);
 
     const pending = (await t.as(alice).post('/storage/urls', { fileName: 'later.html', contentType: 'text/html' })).json();
     expectError(await t.as(alice).post(`/games/${game.id}/variants`, { name: 'X', entryAssetId: pending.assetId }), 400, 'VALIDATION_ERROR');

@@ -168,7 +168,7 @@ describe('refused targets (no SSRF)', () => {
     const before = await t.rowCounts();
     const body = expectError(await t.as(owner).post('/webhooks', { url, events: ['export.failed'] }), 400, 'VALIDATION_ERROR');
     expect(body.message).toBe(`url ${reason}`);
-    expect(body.details).toEqual([{ path: 'body.url', message: reason }]);
+    expect(body.details).toEqual([{ in: 'body', path: 'url', message: reason }]);
     expect(await t.rowCounts()).toEqual(before);
   });
 

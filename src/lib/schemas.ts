@@ -12,7 +12,15 @@ export const errorBodySchema = z
     statusCode: z.number().int(),
     error: z.string(),
     message: z.string(),
-    details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    details: z
+      .array(
+        z.object({
+          in: z.enum(['body', 'query', 'path', 'header']).describe('The part of the request the problem is in'),
+          path: z.string().describe('The field within that part, such as `name` or `items.0.id`; empty for the part as a whole'),
+          message: z.string(),
+        }),
+      )
+      .optional(),
   })
   .describe('Error body (SPEC §7)');
 

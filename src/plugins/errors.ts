@@ -5,7 +5,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { AppError, type ErrorDetail, RateLimitError, ServiceUnavailableError } from '../errors.js';
+import { AppError, type ErrorDetail, type ErrorLocation, detailLabel, RateLimitError, ServiceUnavailableError } from '../errors.js';
 import { newRequestId, REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
 
 const CODE_BY_STATUS: Record<number, string> = {
@@ -65,17 +65,23 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return false;
 }
 
+/** Fastify's names of a request's parts (its `validationContext`), as a 400's details name them. */
+const LOCATION_OF_CONTEXT: Record<string, ErrorLocation> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
+
 function toResponse(error: FastifyError | Error, request: FastifyRequest): ErrorBody {
   if (error instanceof AppError) return errorBody(error.statusCode, error.message, error.details);
 
   if (hasZodFastifySchemaValidationErrors(error)) {
-    const where = error.validationContext ?? 'request';
-    const details = error.validation.map((issue) => ({
-      path: [where, ...issue.instancePath.split('/').filter(Boolean)].join('.'),
-      message: issue.message ?? 'is invalid',
-    }));
+    const where = LOCATION_OF_CONTEXT[error.validationContext ?? 'body'] ?? 'body';
+    const details = error.validation.flatMap((issue) => {
+      const path = issue.instancePath.split('/').filter(Boolean);
+      // One detail per unknown field, at the field itself (zod reports them together, at their object).
+      const unknownKeys = issue.keyword === 'unrecognized_keys' ? (issue.params as { keys?: string[] }).keys : undefined;
+      if (unknownKeys?.length) return unknownKeys.map((key) => ({ in: where, path: [...path, key].join('.'), message: 'is an unknown field' }));
+      return [{ in: where, path: path.join('.'), message: issue.message ?? 'is invalid' }];
+    });
     const first = details[0];
-    return errorBody(400, first ? `Invalid request: ${first.path}: ${first.message}` : `Invalid ${where}`, details);
+    return errorBody(400, first ? `Invalid request: ${detailLabel(first)}: ${first.message}` : `Invalid ${detailLabel({ in: where, path: '' })}`, details);
   }
 
   const known = 'code' in error && typeof error.code === 'string' ? FASTIFY_ERRORS[error.code] : undefined;

@@ -3,7 +3,7 @@
 // CONTRACT §8: JSON nested deeper than 64 levels is 400 too. Nothing here walks untrusted input
 // recursively: the text is scanned once, front to back, before it is parsed.
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { ValidationError } from '../errors.js';
+import { detailLabel, ValidationError } from '../errors.js';
 
 export const MAX_JSON_DEPTH = 64;
 
@@ -39,11 +39,12 @@ export function scanJson(text: string, maxDepth: number): { tooDeep: boolean; ha
 }
 
 /**
- * The path of the first string (or key) holding a NUL character in a parsed value, or null.
- * Breadth-first with a queue of its own: the depth of the value costs no stack.
+ * The path of the first string (or key) holding a NUL character in a parsed value (`''` for the
+ * value itself or one of its own keys), or null. Breadth-first with a queue of its own: the depth
+ * of the value costs no stack.
  */
-function pathOfNul(root: unknown, rootPath: string): string | null {
-  const queue: Array<[unknown, string]> = [[root, rootPath]];
+function pathOfNul(root: unknown): string | null {
+  const queue: Array<[unknown, string]> = [[root, '']];
   for (let i = 0; i < queue.length; i++) {
     const [value, path] = queue[i]!;
     if (typeof value === 'string') {
@@ -51,7 +52,7 @@ function pathOfNul(root: unknown, rootPath: string): string | null {
     } else if (value && typeof value === 'object') {
       for (const [key, item] of Object.entries(value)) {
         if (key.includes('\u0000')) return path;
-        queue.push([item, `${path}.${key}`]);
+        queue.push([item, path ? `${path}.${key}` : key]);
       }
     }
   }
@@ -62,12 +63,14 @@ const hasNulMarker = Symbol('body has an escaped NUL');
 
 /** PostgreSQL text and jsonb cannot hold NUL, so such input is refused before it reaches a query. */
 function rejectNulCharacters(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  const inBody = (request as { [hasNulMarker]?: boolean })[hasNulMarker] ? pathOfNul(request.body, 'body') : null;
+  const inBody = (request as { [hasNulMarker]?: boolean })[hasNulMarker] ? pathOfNul(request.body) : null;
   // A NUL can only reach the parsed query percent-encoded (Node refuses a raw one in the URL):
   // without `%00` in the URL there is nothing to walk.
-  const path = inBody ?? (request.url.includes('%00') ? pathOfNul(request.query, 'querystring') : null);
-  if (path) {
-    return done(new ValidationError(`Invalid request: ${path}: must not contain the NUL character`, [{ path, message: 'must not contain the NUL character' }]));
+  const inQuery = inBody === null && request.url.includes('%00') ? pathOfNul(request.query) : null;
+  const found = inBody !== null ? { in: 'body' as const, path: inBody } : inQuery !== null ? { in: 'query' as const, path: inQuery } : null;
+  if (found) {
+    const message = 'must not contain the NUL character';
+    return done(new ValidationError(`Invalid request: ${detailLabel(found)}: ${message}`, [{ ...found, message }]));
   }
   done();
 }

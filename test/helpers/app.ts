@@ -304,5 +304,5 @@ export function expectError(res: LightMyRequestResponse, statusCode: number, err
   if (res.statusCode !== statusCode || !allowed.includes(body.error) || typeof body.message !== 'string' || body.statusCode !== statusCode) {
     throw new Error(`expected ${statusCode} ${allowed.join('|')}, got ${res.statusCode} ${res.body}`);
   }
-  return body as { statusCode: number; error: string; message: string; details?: Array<{ path: string; message: string }> };
+  return body as { statusCode: number; error: string; message: string; details?: Array<{ in: string; path: string; message: string }> };
 }

@@ -81,12 +81,12 @@ export function createAuthService(db: Database, config: Config) {
       const user = await db.user.findUniqueOrThrow({ where: { id: userId } });
       if (!user.passwordHash) {
         throw new ValidationError('This account has no password: it signs in through the identity provider', [
-          { path: 'body.currentPassword', message: 'the account has no password' },
+          { in: 'body', path: 'currentPassword', message: 'the account has no password' },
         ]);
       }
       await lockout.countAttempt(user.email);
       if (!(await checkPassword(user, input.currentPassword))) {
-        throw new ValidationError('The current password is not correct', [{ path: 'body.currentPassword', message: 'is not the current password' }]);
+        throw new ValidationError('The current password is not correct', [{ in: 'body', path: 'currentPassword', message: 'is not the current password' }]);
       }
       const passwordHash = await argon2.hash(input.newPassword, hashOptions);
       await db.$transaction([

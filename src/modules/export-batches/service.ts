@@ -37,7 +37,7 @@ export function createExportBatchService({ db, store, queue, downloadUrlTtlSecon
     const organizationIds = new Set(visible.map((v) => v.organizationId));
     if (organizationIds.size > 1) {
       throw new ValidationError('variantIds must all be variants of one organization', [
-        { path: 'body.variantIds', message: 'names variants of several organizations' },
+        { in: 'body', path: 'variantIds', message: 'names variants of several organizations' },
       ]);
     }
     return visible[0]!.organizationId;
@@ -67,7 +67,7 @@ export function createExportBatchService({ db, store, queue, downloadUrlTtlSecon
       const count = body.variantIds.length * networks.length;
       if (count > maxExports) {
         throw new ValidationError(`A batch makes at most ${maxExports} exports; ${body.variantIds.length} variants × ${networks.length} networks make ${count}`, [
-          { path: 'body', message: `variantIds × networks must be at most ${maxExports} exports` },
+          { in: 'body', path: '', message: `variantIds × networks must be at most ${maxExports} exports` },
         ]);
       }
       const organizationId = await findVariants(caller, body.variantIds);

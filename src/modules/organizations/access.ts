@@ -22,7 +22,7 @@ export function resolveOrganizationId(caller: Caller, requested: string | undefi
   if (only && others.length === 0) return only;
   if (!only) throw new NotFoundError('Organization');
   throw new ValidationError('organizationId is required: you belong to several organizations', [
-    { path: 'body.organizationId', message: 'is required when the caller belongs to several organizations' },
+    { in: 'body', path: 'organizationId', message: 'is required when the caller belongs to several organizations' },
   ]);
 }
 

@@ -40,7 +40,7 @@ export function createPreviewService({ db, links, now = Date.now }: PreviewServi
       const exported = await findExport(caller, exportId);
       if (exported.status !== 'succeeded' || !exported.storageKey) {
         throw new ValidationError(`Only a succeeded export can be previewed; this one is ${exported.status}`, [
-          { path: 'params.id', message: `export status is ${exported.status}, not succeeded` },
+          { in: 'path', path: 'id', message: `export status is ${exported.status}, not succeeded` },
         ]);
       }
       // Whole seconds: the URL carries the expiry as Unix seconds.

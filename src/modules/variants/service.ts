@@ -56,21 +56,21 @@ export function createVariantService(db: Database, store: ObjectStore, queue: Ex
     const entry = byId.get(entryAssetId);
     if (!entry || !entry.contentType.toLowerCase().startsWith('text/html')) {
       throw new ValidationError('entryAssetId must name a ready text/html asset of the organization', [
-        { path: 'entryAssetId', message: 'is not a ready text/html asset of this organization' },
+        { in: 'body', path: 'entryAssetId', message: 'is not a ready text/html asset of this organization' },
       ]);
     }
     const unknown = assetIds.filter((id) => !byId.has(id));
     if (unknown.length) {
       throw new ValidationError(
         `assetIds must name ready assets of the organization; not usable: ${unknown.join(', ')}`,
-        unknown.map((id) => ({ path: 'assetIds', message: `${id} is not a ready asset of this organization` })),
+        unknown.map((id) => ({ in: 'body', path: 'assetIds', message: `${id} is not a ready asset of this organization` })),
       );
     }
     const fileNames = ids.map((id) => byId.get(id)!.fileName);
     const clashes = [...new Set(fileNames.filter((name, i) => fileNames.indexOf(name) !== i))];
     if (clashes.length) {
       throw new ValidationError(`Several assets of the variant share a file name, so references to it would be ambiguous: ${clashes.join(', ')}`, [
-        { path: 'assetIds', message: 'file names must be unique within a variant' },
+        { in: 'body', path: 'assetIds', message: 'file names must be unique within a variant' },
       ]);
     }
   }

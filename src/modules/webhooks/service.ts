@@ -55,7 +55,7 @@ export function createWebhookService({ db, config, resolveHost }: WebhookService
         await resolveTarget(input.url, config, resolveHost);
       } catch (error) {
         if (!(error instanceof TargetRefused)) throw error;
-        throw new ValidationError(`url ${error.message}`, [{ path: 'body.url', message: error.message }]);
+        throw new ValidationError(`url ${error.message}`, [{ in: 'body', path: 'url', message: error.message }]);
       }
       const webhook = await db.webhook.create({ data: { organizationId, url: input.url, events: input.events, secret: newWebhookSecret() } });
       return { ...toWebhookDto(webhook), secret: webhook.secret };
