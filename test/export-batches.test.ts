@@ -119,6 +119,10 @@ describe('a batch of 2 variants × 3 networks', () => {
     expect(res.json()).toMatchObject({ meta: { page: 1, limit: 1, total: expect.any(Number) } });
     expect(res.json().data).toHaveLength(1);
     expect((await t.as(bob).get('/export-batches')).json()).toEqual({ data: [], meta: { page: 1, limit: 20, total: 0, totalPages: 0 } });
+    // organizationId narrows (CONTRACT §4): the caller's own organization, else 404.
+    const own = (await t.as(alice).get(`/export-batches?organizationId=${alice.organization.id}`)).json();
+    expect(own.meta.total).toBe(res.json().meta.total);
+    expectError(await t.as(bob).get(`/export-batches?organizationId=${alice.organization.id}`), 404, 'RESOURCE_NOT_FOUND');
   });
 });
 

@@ -156,9 +156,24 @@ describe('GET /exports', () => {
     expect((await t.as(alice).get(`/exports?gameId=${other.game.id}`)).json().data.map((e: { id: string }) => e.id)).toEqual([exp.id]);
     const failed = (await t.as(alice).get('/exports?status=failed&limit=100')).json();
     expect(failed.data.every((e: { status: string }) => e.status === 'failed')).toBe(true);
-    expect((await t.as(alice).get('/exports?variantId=nope')).json().meta.total).toBe(0);
+    // A filter by a variant or game the caller cannot see is 404, as the variant or game itself is.
+    expectError(await t.as(alice).get('/exports?variantId=nope'), 404, 'RESOURCE_NOT_FOUND');
+    expectError(await t.as(bob).get(`/exports?variantId=${other.variant.id}`), 404, 'RESOURCE_NOT_FOUND');
+    expectError(await t.as(bob).get(`/exports?gameId=${other.game.id}`), 404, 'RESOURCE_NOT_FOUND');
     expectError(await t.as(alice).get('/exports?status=done'), 400, 'VALIDATION_ERROR');
     expectError(await t.as(alice).get('/exports?limit=101'), 400, 'VALIDATION_ERROR');
+  });
+
+  it("narrows to one of a session user's organizations with organizationId (CONTRACT §4)", async () => {
+    const carol = await t.register();
+    const first = await createSampleVariant(t, carol, { name: 'In the first' });
+    const inFirst = (await t.as(carol).post('/export', { variantId: first.variant.id, network: 'unity' })).json();
+    const second = (await t.as(carol).post('/organizations', { name: 'Carol second' })).json();
+    const ids = async (query: string) => (await t.as(carol).get(`/exports${query}`)).json().data.map((e: { id: string }) => e.id);
+    expect(await ids('')).toEqual([inFirst.id]);
+    expect(await ids(`?organizationId=${carol.organization.id}`)).toEqual([inFirst.id]);
+    expect(await ids(`?organizationId=${second.id}`)).toEqual([]);
+    expectError(await t.as(carol).get('/exports?organizationId=nope'), 404, 'RESOURCE_NOT_FOUND');
   });
 
   it('describes every network, in GET /exports/networks and in the OpenAPI document', async () => {

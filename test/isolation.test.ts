@@ -32,6 +32,13 @@ const requestsByIdOrOrganization = (): Request[] => [
   ['get', `/games?organizationId=${alice.organization.id}`],
   ['post', '/games', { name: 'Planted', organizationId: alice.organization.id }],
   ['get', `/tokens?organizationId=${alice.organization.id}`],
+  // Every list narrows by organizationId (CONTRACT §4), and a filter by a game is 404 like the game.
+  ['get', `/assets?organizationId=${alice.organization.id}`],
+  ['get', `/assets?gameId=${aliceGame.id}`],
+  ['get', `/exports?organizationId=${alice.organization.id}`],
+  ['get', `/exports?gameId=${aliceGame.id}`],
+  ['get', `/export-batches?organizationId=${alice.organization.id}`],
+  ['get', `/webhooks?organizationId=${alice.organization.id}`],
   ['post', '/tokens', { name: 'Planted', scopes: ['games:read'], organizationId: alice.organization.id }],
   ['delete', `/tokens/${aliceToken.id}`],
   ['get', `/organizations/${alice.organization.id}`],

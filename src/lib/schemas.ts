@@ -26,6 +26,9 @@ export const errorBodySchema = z
 
 export const optionalOrganizationId = z.string().max(200).optional().describe("Organization; defaults to the API token's, or to a session user's only organization");
 
+/** A list's `organizationId` (CONTRACT §4): one of the caller's organizations, or 404. */
+export const organizationFilter = z.string().max(200).optional().describe("Only this organization's rows (default: every organization of the caller)");
+
 /** Dates as the API shows them. */
 export const iso = (date: Date) => date.toISOString();
 export const isoOrNull = (date: Date | null) => (date ? date.toISOString() : null);

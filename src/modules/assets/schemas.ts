@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { listQuery } from '../../lib/pagination.js';
-import { optionalOrganizationId, timestamp } from '../../lib/schemas.js';
+import { optionalOrganizationId, organizationFilter, timestamp } from '../../lib/schemas.js';
 
 /** What a playable is made of (CONTRACT §5). Exact, lower-case media types, as S3 compares them. */
 export const ALLOWED_CONTENT_TYPES = [
@@ -99,7 +99,7 @@ export const assetWithDownloadSchema = assetSchema.extend({
 });
 
 export const listAssetsQuery = listQuery(['createdAt', 'fileName', 'size']).extend({
-  organizationId: optionalOrganizationId,
+  organizationId: organizationFilter,
   gameId: z.string().max(200).optional(),
   status: z.enum(['pending', 'ready']).optional(),
 });

@@ -10,6 +10,7 @@ import { iso, isoOrNull } from '../../lib/schemas.js';
 import type { Caller } from '../../plugins/auth.js';
 import type { ObjectStore } from '../../storage/types.js';
 import { assertId, assertVisible, resolveOrganizationId, visibleOrganizationIds } from '../organizations/access.js';
+import { assertGameIn } from '../organizations/filters.js';
 import { assertFits, lockOrganizationStorage, storageUsage } from './quota.js';
 
 export interface AssetSettings {
@@ -49,13 +50,6 @@ export function createAssetService(db: Database, store: ObjectStore, settings: A
   async function find(caller: Caller, id: string): Promise<Asset> {
     assertId(id, 'Asset');
     return assertVisible(caller, await db.asset.findUnique({ where: { id } }), 'Asset');
-  }
-
-  /** A game of one of `organizationIds`, or 404 (another organization's game is not found either). */
-  async function assertGameIn(organizationIds: string[], gameId: string): Promise<void> {
-    assertId(gameId, 'Game');
-    const game = await db.game.findUnique({ where: { id: gameId }, select: { organizationId: true } });
-    if (!game || !organizationIds.includes(game.organizationId)) throw new NotFoundError('Game');
   }
 
   /**
@@ -105,7 +99,7 @@ export function createAssetService(db: Database, store: ObjectStore, settings: A
 
     async createUpload(caller: Caller, input: { fileName: string; contentType: string; organizationId?: string; gameId?: string; size?: number }) {
       const organizationId = resolveOrganizationId(caller, input.organizationId);
-      if (input.gameId !== undefined) await assertGameIn([organizationId], input.gameId);
+      if (input.gameId !== undefined) await assertGameIn(db, [organizationId], input.gameId);
       const id = randomUUID();
       const storageKey = assetObjectKey(organizationId, id);
       const upload = await store.presignUpload(storageKey, {
@@ -166,7 +160,7 @@ export function createAssetService(db: Database, store: ObjectStore, settings: A
 
     async list(caller: Caller, query: PageRequest<'createdAt' | 'fileName' | 'size'> & { organizationId?: string; gameId?: string; status?: AssetStatus }) {
       const organizationIds = visibleOrganizationIds(caller, query.organizationId);
-      if (query.gameId !== undefined) await assertGameIn(organizationIds, query.gameId);
+      if (query.gameId !== undefined) await assertGameIn(db, organizationIds, query.gameId);
       const where = {
         organizationId: { in: organizationIds },
         ...(query.gameId !== undefined ? { gameId: query.gameId } : {}),

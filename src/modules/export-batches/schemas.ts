@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { NETWORKS } from '../../exporters/rules.js';
 import { listQuery } from '../../lib/pagination.js';
-import { timestamp } from '../../lib/schemas.js';
+import { organizationFilter, timestamp } from '../../lib/schemas.js';
 import { EXPORT_STATUSES, exportCreatedSchema, optimizeMode, validationMode } from '../exports/schemas.js';
 
 export const MAX_BATCH_VARIANTS = 20;
@@ -63,4 +63,4 @@ export const batchSchema = batchCreatedSchema.extend({
   finishedAt: timestamp.nullable(),
 });
 
-export const listBatchesQuery = listQuery(['createdAt', 'finishedAt']);
+export const listBatchesQuery = listQuery(['createdAt', 'finishedAt']).extend({ organizationId: organizationFilter });

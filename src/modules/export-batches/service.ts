@@ -108,8 +108,8 @@ export function createExportBatchService({ db, store, queue, downloadUrlTtlSecon
       return toBatchDto(batch, signDownload);
     },
 
-    async list(caller: Caller, query: PageRequest<'createdAt' | 'finishedAt'>) {
-      const where = { organizationId: { in: visibleOrganizationIds(caller, undefined) } };
+    async list(caller: Caller, query: PageRequest<'createdAt' | 'finishedAt'> & { organizationId?: string }) {
+      const where = { organizationId: { in: visibleOrganizationIds(caller, query.organizationId) } };
       const [rows, total] = await Promise.all([db.exportBatch.findMany({ where, include: withExports, ...pageArgs(query) }), db.exportBatch.count({ where })]);
       return envelope(await Promise.all(rows.map((batch) => toBatchDto(batch, signDownload))), total, query);
     },

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CHECK_NAMES, ENTRY_APIS, OPTIMIZE_MODES, VALIDATION_MODES } from '../../exporters/options.js';
 import { NETWORKS, networkRulesMarkdown } from '../../exporters/rules.js';
 import { listQuery } from '../../lib/pagination.js';
-import { timestamp } from '../../lib/schemas.js';
+import { organizationFilter, timestamp } from '../../lib/schemas.js';
 
 export const EXPORT_STATUSES = ['queued', 'processing', 'succeeded', 'failed'] as const;
 
@@ -134,6 +134,7 @@ export const exportSchema = exportCreatedSchema.extend({
 });
 
 export const listExportsQuery = listQuery(['createdAt', 'finishedAt', 'network', 'status']).extend({
+  organizationId: organizationFilter,
   variantId: z.string().max(200).optional(),
   gameId: z.string().max(200).optional(),
   status: z.enum(EXPORT_STATUSES).optional(),

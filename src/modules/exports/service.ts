@@ -7,11 +7,11 @@ import type { Export, ExportStatus } from '../../generated/prisma/client.js';
 import type { ExportQueue } from '../../jobs/queue.js';
 import { envelope, type PageRequest, pageArgs } from '../../lib/pagination.js';
 import { iso, isoOrNull } from '../../lib/schemas.js';
-import { isUuid } from '../../lib/uuid.js';
 import type { Caller } from '../../plugins/auth.js';
 import { downloadSigner, type SignDownload } from '../../storage/index.js';
 import type { ObjectStore } from '../../storage/types.js';
 import { assertId, assertVisible, visibleOrganizationIds } from '../organizations/access.js';
+import { assertGameIn, assertVariantIn } from '../organizations/filters.js';
 import type { StoredOrientation } from './artifacts.js';
 import { createVariantService } from '../variants/service.js';
 
@@ -135,12 +135,18 @@ export function createExportService({ db, store, queue, downloadUrlTtlSeconds }:
 
     async list(
       caller: Caller,
-      query: PageRequest<'createdAt' | 'finishedAt' | 'network' | 'status'> & { variantId?: string; gameId?: string; status?: ExportStatus },
+      query: PageRequest<'createdAt' | 'finishedAt' | 'network' | 'status'> & {
+        organizationId?: string;
+        variantId?: string;
+        gameId?: string;
+        status?: ExportStatus;
+      },
     ) {
-      // A filter by an id that cannot exist matches nothing.
-      if ((query.variantId && !isUuid(query.variantId)) || (query.gameId && !isUuid(query.gameId))) return envelope([], 0, query);
+      const organizationIds = visibleOrganizationIds(caller, query.organizationId);
+      if (query.variantId !== undefined) await assertVariantIn(db, organizationIds, query.variantId);
+      if (query.gameId !== undefined) await assertGameIn(db, organizationIds, query.gameId);
       const where = {
-        organizationId: { in: visibleOrganizationIds(caller, undefined) },
+        organizationId: { in: organizationIds },
         ...(query.variantId ? { variantId: query.variantId } : {}),
         ...(query.gameId ? { variant: { gameId: query.gameId } } : {}),
         ...(query.status ? { status: query.status } : {}),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cursorParam, listQuery } from '../../lib/pagination.js';
-import { optionalOrganizationId, plainText, timestamp } from '../../lib/schemas.js';
+import { optionalOrganizationId, organizationFilter, plainText, timestamp } from '../../lib/schemas.js';
 
 const description = z.string().max(2000).describe('Free text, up to 2000 characters');
 
@@ -24,7 +24,7 @@ export const updateGameBody = z
   .refine((b) => Object.keys(b).length > 0, 'give at least one of name, description');
 
 export const listGamesQuery = listQuery(['createdAt', 'updatedAt', 'name']).extend({
-  organizationId: optionalOrganizationId,
+  organizationId: organizationFilter,
   q: z.string().max(200).optional().describe('Only games whose name contains this text (case-insensitive)'),
   cursor: cursorParam,
 });

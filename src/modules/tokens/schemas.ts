@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { listQuery } from '../../lib/pagination.js';
-import { optionalOrganizationId, plainText, timestamp } from '../../lib/schemas.js';
+import { optionalOrganizationId, organizationFilter, plainText, timestamp } from '../../lib/schemas.js';
 import { SCOPES } from '../../plugins/scopes.js';
 
 export const scopeSchema = z.enum(SCOPES);
@@ -40,4 +40,4 @@ export const listedTokenSchema = tokenSchema.extend({
 
 export const createdTokenSchema = tokenSchema.omit({ revokedAt: true }).extend({ token: z.string().describe('The secret: shown once, store it now') });
 
-export const listTokensQuery = listQuery(['createdAt', 'name']).extend({ organizationId: optionalOrganizationId });
+export const listTokensQuery = listQuery(['createdAt', 'name']).extend({ organizationId: organizationFilter });

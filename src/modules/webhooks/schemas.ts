@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { listQuery } from '../../lib/pagination.js';
-import { optionalOrganizationId, timestamp } from '../../lib/schemas.js';
+import { optionalOrganizationId, organizationFilter, timestamp } from '../../lib/schemas.js';
 import { WEBHOOK_EVENTS } from './events.js';
 
 const event = z.enum(WEBHOOK_EVENTS, { error: () => `each event must be one of: ${WEBHOOK_EVENTS.join(', ')}` });
@@ -47,5 +47,5 @@ export const deliverySchema = z.object({
   deliveredAt: timestamp.nullable(),
 });
 
-export const listWebhooksQuery = listQuery(['createdAt']).extend({ organizationId: optionalOrganizationId });
+export const listWebhooksQuery = listQuery(['createdAt']).extend({ organizationId: organizationFilter });
 export const listDeliveriesQuery = listQuery(['createdAt']).extend({ status: z.enum(DELIVERY_STATUSES).optional() });
