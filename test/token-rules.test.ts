@@ -162,6 +162,19 @@ describe('who may revoke a token', () => {
     expect(after!.revoked).toBe(revokedBefore!.revoked + 2);
   });
 
+  it('lets any token revoke itself, without tokens:write (CONTRACT §8); revoking another still needs that scope', async () => {
+    const owner = await t.register();
+    const reader = await t.createToken(owner, ['games:read']);
+    const other = await t.createToken(owner, ['games:read']);
+    const denied = expectError(await t.as(reader).delete(`/tokens/${other.id}`), 403, 'INSUFFICIENT_PERMISSIONS');
+    expect(denied.message).toBe('Insufficient permissions. Required: tokens:write');
+    expect(await works(other)).toBe(200);
+
+    expect((await t.as(reader).delete(`/tokens/${reader.id}`)).statusCode).toBe(204);
+    expectError(await t.as(reader).get('/games'), 401, 'AUTHENTICATION_REQUIRED');
+    expect(await works(other)).toBe(200);
+  });
+
   it('lets an owner or admin session revoke any token of the organization', async () => {
     const { owner, admin, organizationId, asAdmin } = await organizationWithAdmin();
     const ownersToken = await t.createToken(owner, ['games:read'], { organizationId });

@@ -38,14 +38,15 @@ export const tokenRoutes: FastifyPluginAsyncZod<{ db: Database }> = async (app, 
     handler: async (request) => tokens.list(callerOf(request), request.query),
   });
 
+  // No declared scope: any token may revoke itself; the service asks tokens:write for any other.
   app.delete('/tokens/:id', {
-    config: { scope: 'tokens:write', rateLimitTier: 'sensitive' },
+    config: { rateLimitTier: 'sensitive' },
     schema: {
       tags,
       operationId: 'revokeToken',
       summary: 'Revoke an API token and every token created from it',
       description:
-        'An owner or admin session may revoke any token of the organization; an API token only itself and the tokens created from it. Anything else is 404.',
+        'An owner or admin session may revoke any token of the organization; an API token only itself (whatever its scopes) and the tokens created from it (scope tokens:write). Anything else is 404.',
       params: idParam,
       response: { 204: z.null() },
     },
