@@ -75,6 +75,17 @@ describe('list parameters', () => {
   });
 
   it.each([
+    ['limit=101', 'must be at most 100'],
+    ['limit=0', 'must be at least 1'],
+    ['page=0', 'must be at least 1'],
+    ['limit=2.5', 'must be a whole number written in decimal digits'],
+  ])('says what is wrong with %s', async (query, message) => {
+    const [parameter] = query.split('=');
+    const error = expectError(await t.as(user).get(`/games?${query}`), 400, 'VALIDATION_ERROR');
+    expect(error.details).toEqual([{ in: 'query', path: parameter, message }]);
+  });
+
+  it.each([
     ['limit=101', 'limit'],
     ['limit=0', 'limit'],
     ['limit=-5', 'limit'],

@@ -11,7 +11,11 @@ export const MAX_LIMIT = 100;
 const decimalInteger = (min: number, max: number) =>
   z.preprocess(
     (value) => (typeof value === 'string' && /^[0-9]{1,16}$/.test(value) ? Number(value) : value),
-    z.number({ error: 'must be a whole number written in decimal digits' }).int().min(min).max(max),
+    z
+      .number({ error: 'must be a whole number written in decimal digits' })
+      .int()
+      .min(min, { error: `must be at least ${min}` })
+      .max(max, { error: `must be at most ${max}` }),
   );
 
 /** page/limit/sort/order for a resource that can be sorted by `sortFields`. */
