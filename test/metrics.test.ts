@@ -126,10 +126,12 @@ describe('METRICS_TOKEN', () => {
     }
   });
 
-  it('serves them with it', async () => {
-    const res = await protectedApp.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${token}` } });
-    expect(res.statusCode).toBe(200);
-    expect(res.body).toContain('http_request_duration_seconds');
+  it('serves them with it, the scheme in any case as RFC 9110 allows (like the API)', async () => {
+    for (const authorization of [`Bearer ${token}`, `bearer ${token}`, `BEARER  ${token}`]) {
+      const res = await protectedApp.inject({ method: 'GET', url: '/metrics', headers: { authorization } });
+      expect(res.statusCode, authorization).toBe(200);
+      expect(res.body).toContain('http_request_duration_seconds');
+    }
   });
 });
 

@@ -33,6 +33,11 @@ export function callerOf(request: FastifyRequest): Caller {
   return request.caller;
 }
 
+/** The credential of an `Authorization: Bearer <credential>` header (the scheme in any case, RFC 9110), or null. */
+export function bearerCredential(header: string): string | null {
+  return /^Bearer[ ]+(\S+)\s*$/i.exec(header)?.[1] ?? null;
+}
+
 /** The value of a cookie of the request. Cookies are parsed only when read: most API calls carry none. */
 export function cookieOf(request: FastifyRequest, name: string): string | undefined {
   const header = request.headers.cookie;
@@ -216,9 +221,9 @@ async function authPlugin(app: FastifyInstance, opts: { config: Config; db: Data
     const header = request.headers.authorization;
     let credential: string | undefined;
     if (header !== undefined) {
-      const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-      if (!match?.[1]) throw new AuthenticationError('Authorization header must be "Bearer <token>"');
-      credential = match[1];
+      const bearer = bearerCredential(header);
+      if (!bearer) throw new AuthenticationError('Authorization header must be "Bearer <token>"');
+      credential = bearer;
     } else {
       credential = cookieOf(request, SESSION_COOKIE);
     }

@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AuthenticationError } from '../errors.js';
 import type { Metrics } from '../lib/metrics.js';
+import { bearerCredential } from './auth.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -22,7 +23,8 @@ const UNMATCHED_ROUTE = 'unmatched';
 function metricsAuthorized(token: string | undefined, authorization: string | undefined): boolean {
   if (!token) return true;
   const digest = (value: string) => createHash('sha256').update(value).digest();
-  return timingSafeEqual(digest(authorization ?? ''), digest(`Bearer ${token}`));
+  const presented = authorization === undefined ? null : bearerCredential(authorization);
+  return presented !== null && timingSafeEqual(digest(presented), digest(token));
 }
 
 async function metricsPlugin(app: FastifyInstance, { metrics, token }: { metrics: Metrics; token: string | undefined }) {
