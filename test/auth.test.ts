@@ -241,3 +241,16 @@ describe('cookie-authenticated writes', () => {
     expect(ok.statusCode).toBe(201);
   });
 });
+
+describe('the session cookie', () => {
+  it('holds a session JWT only: an API token in it is 401, and changes nothing (CONTRACT §3)', async () => {
+    const user = await t.register();
+    const token = await t.createToken(user, ['games:read', 'games:write']);
+    const viaCookie = { headers: { cookie: `session=${token.token}` } };
+    const before = await t.rowCounts();
+    expectError(await t.as(viaCookie).get('/games'), 401, 'AUTHENTICATION_REQUIRED');
+    expectError(await t.as(viaCookie).post('/games', { name: 'through a cookie' }), 401, 'AUTHENTICATION_REQUIRED');
+    expect(await t.rowCounts()).toEqual(before);
+    expect((await t.as(token).get('/games')).statusCode).toBe(200);
+  });
+});

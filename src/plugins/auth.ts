@@ -226,6 +226,9 @@ async function authPlugin(app: FastifyInstance, opts: { config: Config; db: Data
       credential = bearer;
     } else {
       credential = cookieOf(request, SESSION_COOKIE);
+      // The cookie is the browser's session (CONTRACT §3); API tokens go in the header only.
+      if (credential?.startsWith(TOKEN_PREFIX))
+        throw new AuthenticationError('The session cookie holds a session; send an API token as Authorization: Bearer <token>');
     }
     if (!credential) throw new AuthenticationError('Authentication required: send Authorization: Bearer <token>');
     return credential.startsWith(TOKEN_PREFIX) ? fromApiToken(credential) : fromSessionJwt(credential, reply);
