@@ -78,10 +78,15 @@ export class UnsupportedMediaTypeError extends AppError {
 }
 
 export class RateLimitError extends AppError {
-  /** When given, the response carries `Retry-After` with it (whole seconds). */
+  /**
+   * When given, the response carries `Retry-After` with `retryAfterSeconds` (whole seconds).
+   * `limit`: a limit other than the request's tier refused it (the account lockout); the
+   * X-RateLimit-* headers then describe that one, exhausted.
+   */
   constructor(
     message = 'Too many requests, please retry later',
     readonly retryAfterSeconds?: number,
+    readonly limit?: number,
   ) {
     super(429, 'RATE_LIMIT_EXCEEDED', message);
   }

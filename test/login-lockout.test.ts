@@ -26,6 +26,8 @@ function expectLocked(res: LightMyRequestResponse) {
   const retryAfter = Number(res.headers['retry-after']);
   expect(retryAfter).toBeGreaterThan(15 * 60 - 120);
   expect(retryAfter).toBeLessThanOrEqual(15 * 60);
+  // The X-RateLimit-* headers describe the limit that refused it: the account's, exhausted (SPEC §8).
+  expect(res.headers).toMatchObject({ 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(retryAfter) });
   expect(error.message).toMatch(/failed sign-ins/i);
   return error;
 }

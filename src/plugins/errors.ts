@@ -175,7 +175,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const body = toResponse(error, request);
     if (body.statusCode === 503) request.log.warn({ err: error }, 'dependency unavailable');
-    if (error instanceof RateLimitError && error.retryAfterSeconds !== undefined) reply.header('retry-after', error.retryAfterSeconds);
+    if (error instanceof RateLimitError && error.retryAfterSeconds !== undefined) {
+      reply.header('retry-after', error.retryAfterSeconds);
+      if (error.limit !== undefined) {
+        reply.headers({ 'x-ratelimit-limit': error.limit, 'x-ratelimit-remaining': 0, 'x-ratelimit-reset': error.retryAfterSeconds });
+      }
+    }
     return sendError(reply, body);
   });
   app.setNotFoundHandler((request, reply) => {

@@ -26,6 +26,7 @@ export function createLoginLockout(db: Database) {
         throw new RateLimitError(
           `Too many failed sign-ins for this account (${MAX_FAILED_ATTEMPTS} within ${LOCKOUT_WINDOW_SECONDS / 60} minutes); retry after the time in Retry-After`,
           Math.max(1, row.retryAfter),
+          MAX_FAILED_ATTEMPTS,
         );
       }
     },
