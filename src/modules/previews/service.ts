@@ -44,7 +44,8 @@ export function createPreviewService({ db, links, now = Date.now }: PreviewServi
         ]);
       }
       // Whole seconds: the URL carries the expiry as Unix seconds.
-      const expiresAtSeconds = Math.floor(now() / 1000) + (input?.expiresInSeconds ?? PREVIEW_TTL.default);
+      // Whole seconds (the link carries them), rounded up: a link never lives less than asked.
+      const expiresAtSeconds = Math.ceil(now() / 1000) + (input?.expiresInSeconds ?? PREVIEW_TTL.default);
       const preview = await db.preview.create({
         data: { organizationId: exported.organizationId, exportId: exported.id, expiresAt: new Date(expiresAtSeconds * 1000) },
       });
