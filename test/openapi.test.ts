@@ -19,7 +19,7 @@ interface Operation {
   security?: unknown[];
   'x-rate-limit-tier'?: string;
   parameters?: Array<{ in: string; name: string; schema?: unknown }>;
-  requestBody?: { content: Record<string, { schema?: unknown }> };
+  requestBody?: { required?: boolean; content: Record<string, { schema?: unknown }> };
   responses: Record<string, { description?: string; content?: Record<string, { schema?: { $ref?: string } }> }>;
 }
 
@@ -121,6 +121,23 @@ describe('OpenAPI document', () => {
         else expect(schema.$ref, `${where} ${status}`).toBe('#/components/schemas/Error');
       }
     }
+  });
+
+  it('documents the errors of public writes as they are: login 401 and no 409, register 409', () => {
+    const statuses = (operationId: string) => {
+      const found = operations().find(({ operation }) => operation.operationId === operationId);
+      return Object.keys(found!.operation.responses).map(Number);
+    };
+    expect(statuses('login')).toContain(401);
+    expect(statuses('login')).not.toContain(409);
+    expect(statuses('register')).toContain(409);
+  });
+
+  it('marks a body that may be left out as not required (POST /exports/{id}/previews)', () => {
+    const found = operations().find(({ operation }) => operation.operationId === 'createPreview');
+    expect(found!.operation.requestBody?.required).toBe(false);
+    const login = operations().find(({ operation }) => operation.operationId === 'login');
+    expect(login!.operation.requestBody?.required).toBe(true);
   });
 
   it('marks public operations with security: [] and the rest with the API token or session', () => {

@@ -3,14 +3,26 @@
 // rest is derived from what the route declares, so a new route is documented fully:
 // - `security: []` on public routes (`config: { auth: 'public' }`);
 // - `x-rate-limit-tier`: the route's CONTRACT §7 tier;
-// - the error responses it can give, all with the contract's body (components.schemas.Error).
+// - the error responses it can give, all with the contract's body (components.schemas.Error),
+//   corrected by the route's `config.documentedErrors` where the derivation cannot know;
+// - `requestBody.required: false` when the body schema accepts no body.
 import type { SwaggerOptions } from '@fastify/swagger';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import { errorBodySchema } from '../lib/schemas.js';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Error statuses the OpenAPI document adds to, or leaves out of, those derived (e.g. login's 401). */
+    documentedErrors?: { add?: number[]; omit?: number[] };
+  }
+}
+
 const ERROR_REF = '#/components/schemas/Error';
+/** Carry what `transform` knows of a route to `transformObject`, which removes them. */
+const ERRORS_KEY = 'x-documented-errors';
+const OPTIONAL_BODY_KEY = 'x-optional-body';
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 const ERRORS: Record<number, string> = {
@@ -29,7 +41,9 @@ const ERRORS: Record<number, string> = {
 /** What the error responses are derived from. */
 interface Operation {
   security?: unknown[];
-  requestBody?: unknown;
+  requestBody?: { required?: boolean };
+  [ERRORS_KEY]?: { add?: number[]; omit?: number[] };
+  [OPTIONAL_BODY_KEY]?: boolean;
   parameters?: unknown[];
   responses?: Record<string, unknown>;
   'x-rate-limit-tier'?: string;
@@ -48,7 +62,8 @@ function errorStatuses(operation: Operation, method: string): number[] {
   if (writes) statuses.push(409);
   if (hasBody) statuses.push(413, 415);
   if (operation['x-rate-limit-tier'] !== 'none') statuses.push(429);
-  return statuses.sort();
+  const { add = [], omit = [] } = operation[ERRORS_KEY] ?? {};
+  return [...new Set([...statuses, ...add])].filter((status) => !omit.includes(status)).sort();
 }
 
 export function openApiOptions(config: Config, info: { version: string }): SwaggerOptions {
@@ -72,13 +87,16 @@ export function openApiOptions(config: Config, info: { version: string }): Swagg
     },
     transform: (input) => {
       const { schema, url } = jsonSchemaTransform(input);
-      const { auth, rateLimitTier } = input.route.config ?? {};
+      const { auth, rateLimitTier, documentedErrors } = input.route.config ?? {};
+      const body = input.schema?.body as z.ZodType | undefined;
       return {
         url,
         schema: {
           ...schema,
           ...(auth === 'public' && { security: [] }),
           'x-rate-limit-tier': rateLimitTier === false ? 'none' : (rateLimitTier ?? 'standard'),
+          ...(documentedErrors && { [ERRORS_KEY]: documentedErrors }),
+          ...(body?.safeParse(undefined).success && { [OPTIONAL_BODY_KEY]: true }),
         },
       };
     },
@@ -96,6 +114,10 @@ export function openApiOptions(config: Config, info: { version: string }): Swagg
               content: { 'application/json': { schema: { $ref: ERROR_REF } } },
             };
           }
+          // @fastify/swagger marks every body required; Fastify hands a missing one over as null.
+          if (operation[OPTIONAL_BODY_KEY] && operation.requestBody) operation.requestBody.required = false;
+          delete operation[ERRORS_KEY];
+          delete operation[OPTIONAL_BODY_KEY];
         }
       }
       return openapiObject;

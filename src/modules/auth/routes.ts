@@ -32,7 +32,8 @@ export const authRoutes: FastifyPluginAsyncZod<{ db: Database; config: Config }>
   });
 
   app.post('/auth/login', {
-    config: { auth: 'public', rateLimitTier: 'sensitive' },
+    // A wrong e-mail or password is 401; signing in creates nothing that could conflict.
+    config: { auth: 'public', rateLimitTier: 'sensitive', documentedErrors: { add: [401], omit: [409] } },
     schema: {
       tags,
       operationId: 'login',
