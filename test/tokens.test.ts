@@ -63,6 +63,17 @@ describe('POST /tokens', () => {
     expect(listed.lastUsedAt).toBe(after!.last_used_at.toISOString());
   });
 
+  it('takes expiresAt: null as never, as responses show it; a token made by a token still expires with its parent', async () => {
+    const never = await t.as(owner).post('/tokens', { name: 'never', scopes: ['tokens:write', 'games:read'], expiresAt: null });
+    expect(never.statusCode, never.body).toBe(201);
+    expect(never.json().expiresAt).toBeNull();
+    const parentExpiry = new Date(Date.now() + 3_600_000).toISOString();
+    const parent = await t.createToken(owner, ['tokens:write', 'games:read'], { expiresAt: parentExpiry });
+    const child = await t.as(parent).post('/tokens', { name: 'child', scopes: ['games:read'], expiresAt: null });
+    expect(child.statusCode, child.body).toBe(201);
+    expect(Date.parse(child.json().expiresAt)).toBe(Date.parse(parentExpiry));
+  });
+
   it('honours expiresAt: an expired token gets 401, even while it is cached', async () => {
     // Expiry through time, not an UPDATE: a verified token is cached in-process (token-cache.ts),
     // and the cached row's expiresAt is checked on every request.

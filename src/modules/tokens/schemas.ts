@@ -16,9 +16,10 @@ export const createTokenBody = z.strictObject({
     .describe('Permission scopes; X:write implies X:read'),
   expiresAt: z.iso
     .datetime({ offset: true })
+    .nullable()
     .optional()
-    .describe('When the token stops working (ISO-8601); never when omitted. A token made by a token expires no later than its parent')
-    .refine((v) => v === undefined || Date.parse(v) > Date.now(), 'must be in the future'),
+    .describe('When the token stops working (ISO-8601); never when omitted or null. A token made by a token expires no later than its parent')
+    .refine((v) => v == null || Date.parse(v) > Date.now(), 'must be in the future'),
 });
 
 export const tokenSchema = z.object({

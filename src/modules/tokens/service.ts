@@ -88,7 +88,7 @@ export function createTokenService(db: Database) {
   }
 
   return {
-    async create(caller: Caller, input: { name: string; organizationId?: string; scopes: Scope[]; expiresAt?: string }) {
+    async create(caller: Caller, input: { name: string; organizationId?: string; scopes: Scope[]; expiresAt?: string | null }) {
       const organizationId = resolveOrganizationId(caller, input.organizationId);
       requireRole(caller, organizationId, MANAGER_ROLES);
       // A token may only hand out what it holds itself.
