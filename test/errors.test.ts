@@ -1,10 +1,14 @@
 // CONTRACT §2: every error has the body { statusCode, error, message }; the rows of the error
 // table that belong to the core (429 is the rate limiter's, tested with it). Also §1's
 // API-Version header on every response.
+import { createHmac, randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createPreviewLinks } from '../src/modules/previews/link.js';
+import { isDatabaseUnavailable } from '../src/plugins/errors.js';
 import { freePort } from './global-setup.js';
-import { createTestApp, expectError, type RegisteredUser, type TestApp } from './helpers/app.js';
+import { createTestApp, expectError, type RegisteredUser, type TestApp, type TokenCaller } from './helpers/app.js';
 
 let t: TestApp;
 let user: RegisteredUser;
@@ -166,6 +170,104 @@ describe('503 when the database is unreachable', () => {
     expect(ready.statusCode).toBe(503);
     expect(ready.json()).toMatchObject({ statusCode: 503, error: 'SERVICE_UNAVAILABLE', checks: { database: 'unavailable' } });
     expect((await down.as(null).get('/health')).json()).toEqual({ status: 'ok' });
+  });
+});
+
+describe('503 when the database is up but refuses connections', () => {
+  // The server answers, but not for this database: ALLOW_CONNECTIONS false, every session ended.
+  // PostgreSQL then refuses each new connection with FATAL 55000 "database … is not currently
+  // accepting connections" — unreachable for the app, so 503 as the contract says, not 500.
+  let app: TestApp;
+  let admin: pg.Client;
+  let databaseName: string;
+  let token: TokenCaller;
+  let owner: RegisteredUser;
+  const warned: unknown[] = [];
+
+  beforeAll(async () => {
+    // No API token cache: every request asks the database for its token.
+    app = await createTestApp(
+      { API_TOKEN_CACHE_SECONDS: '0' },
+      {
+        listen: true,
+        extend(server: FastifyInstance) {
+          server.addHook('onRequest', async (request) => {
+            const log = request.log;
+            const warn = log.warn.bind(log);
+            log.warn = ((...args: Parameters<typeof log.warn>) => {
+              warned.push(args[0]);
+              return warn(...args);
+            }) as typeof log.warn;
+          });
+        },
+      },
+    );
+    owner = await app.register({ password: 'correct horse battery' });
+    token = await app.createToken(owner, ['games:read', 'games:write']);
+    expect((await http('GET', '/api/games', token.headers)).status).toBe(200);
+    databaseName = new URL(app.databaseUrl).pathname.slice(1);
+    admin = new pg.Client({ connectionString: inject('databaseServerUrl') });
+    await admin.connect();
+    await admin.query(`ALTER DATABASE ${pg.escapeIdentifier(databaseName)} ALLOW_CONNECTIONS false`);
+    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [databaseName]);
+  });
+
+  afterAll(async () => {
+    if (admin) {
+      await admin.query(`ALTER DATABASE ${pg.escapeIdentifier(databaseName)} ALLOW_CONNECTIONS true`);
+      await admin.end();
+    }
+    await app?.close();
+  });
+
+  /** Real HTTP to the listening app. */
+  async function http(method: string, path: string, headers: Record<string, string> = {}, body?: unknown) {
+    const res = await fetch(`${app.config.publicUrl}${path}`, {
+      method,
+      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, text: await res.text() };
+  }
+
+  function expectUnavailable(res: { status: number; text: string }) {
+    expect(res.status, res.text).toBe(503);
+    const body = JSON.parse(res.text);
+    expect(body).toEqual({ statusCode: 503, error: 'SERVICE_UNAVAILABLE', message: expect.any(String) });
+    expect(res.text).not.toMatch(/55000|accepting connections|pcs_test|postgres|127\.0\.0\.1|Prisma|stack/i);
+  }
+
+  it('answers 503 to an API-token read (pg directly), to Prisma-backed routes and to the preview page', async () => {
+    expectUnavailable(await http('GET', '/api/games', token.headers));
+    expectUnavailable(await http('POST', '/api/games', token.headers, { name: 'Refused' }));
+    expectUnavailable(await http('POST', '/api/auth/login', {}, { email: owner.user.email, password: owner.password }));
+    // A correctly signed link: the signature is checked before the database is asked.
+    const links = createPreviewLinks({
+      key: createHmac('sha256', app.config.auth.jwtSecret).update('preview-links').digest(),
+      publicUrl: app.config.publicUrl,
+    });
+    const page = await http('GET', new URL(links.url(randomUUID(), new Date(Date.now() + 3_600_000))).pathname);
+    expectUnavailable(page);
+    const ready = await http('GET', '/api/health/ready');
+    expect(ready.status).toBe(503);
+  });
+
+  it('logs the cause at warn', () => {
+    const causes = warned.map((entry) => (entry as { err?: unknown }).err).filter((err) => err !== undefined);
+    expect(causes.length).toBeGreaterThan(0);
+    expect(causes.every((err) => isDatabaseUnavailable(err))).toBe(true);
+    expect(JSON.stringify(causes.map((err) => String(err)))).toMatch(/accepting connections|55000/);
+  });
+
+  it('still treats an ordinary 55000 (a statement, not a connection) as a query error', async () => {
+    // Another error of class 55: PostgreSQL raises it for statements on a healthy connection.
+    const other = new pg.Client({ connectionString: inject('databaseServerUrl') });
+    await other.connect();
+    await other.query('CREATE TEMPORARY SEQUENCE never_used');
+    const error = await other.query("SELECT currval('never_used')").catch((e: unknown) => e);
+    await other.end();
+    expect(error).toMatchObject({ code: '55000', message: expect.stringContaining('not yet defined in this session') });
+    expect(isDatabaseUnavailable(error)).toBe(false);
   });
 });
 
