@@ -50,17 +50,48 @@ const FASTIFY_ERRORS: Record<string, { status: number; message?: string }> = {
 /** The next error down: `cause`, or the driver error Prisma keeps in `meta.driverAdapterError`. */
 const underlying = (e: unknown): unknown => (e as { cause?: unknown }).cause ?? (e as { meta?: { driverAdapterError?: unknown } }).meta?.driverAdapterError;
 
-/** Errors meaning the database cannot be reached (driver, pool or Prisma engine level). */
+/**
+ * What "the database cannot be reached or will not take connections" looks like at each layer,
+ * so that it is 503 (CONTRACT §2) and not 500. Every other query error keeps its own answer.
+ * - Node's socket errors (pg, and the adapter's pass-through).
+ * - PostgreSQL SQLSTATEs, from pg (`code`) or inside Prisma's adapter error (`originalCode`):
+ *   class 08 connection exceptions, 53300 too many connections, 57P01–57P03 shutdowns and
+ *   "cannot connect now", 3D000 no such database, 28000/28P01 authentication refused at connect.
+ * - @prisma/adapter-pg's kinds for those (`cause.kind`), and the codes Prisma gives them (P1xxx, P2037).
+ */
+const UNAVAILABLE_CODES = new Set([
+  ...['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'],
+  ...['08000', '08003', '08006', '08001', '08004', '08P01', '53300', '57P01', '57P02', '57P03', '3D000', '28000', '28P01'],
+  ...['P1000', 'P1001', 'P1003', 'P1008', 'P1010', 'P1017', 'P2037'],
+]);
+const UNAVAILABLE_KINDS = new Set([
+  'DatabaseNotReachable',
+  'DatabaseDoesNotExist',
+  'DatabaseAccessDenied',
+  'AuthenticationFailed',
+  'TooManyConnections',
+  'ConnectionClosed',
+  'SocketTimeout',
+]);
+/** pg's own errors, with no code: the connection dropped or never came. */
+const UNAVAILABLE_MESSAGE = /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|DatabaseNotReachable/i;
+/**
+ * 55000 (object not in prerequisite state) is also raised by ordinary statements (ERROR); at
+ * connect it is the database refusing connections (ALLOW_CONNECTIONS false): FATAL, with this
+ * message (the severity still tells when the server's messages are translated).
+ */
+const NOT_ACCEPTING = /not (currently )?accepting connections/i;
+
+/** Errors meaning the database cannot be reached or will not take connections (driver, pool or Prisma level). */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e && depth < 5; e = underlying(e), depth++) {
-    const { code, name, message } = e as { code?: unknown; name?: unknown; message?: unknown };
+  for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 5; e = underlying(e), depth++) {
+    const { code, originalCode, kind, name, message, originalMessage, severity } = e as Record<string, unknown>;
     if (name === 'PrismaClientInitializationError') return true;
-    if (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', 'P1001', 'P1017'].includes(code)) {
-      return true;
-    }
-    if (typeof message === 'string' && /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|DatabaseNotReachable/i.test(message)) {
-      return true;
-    }
+    const codes = [code, originalCode].filter((c): c is string => typeof c === 'string');
+    const text = [message, originalMessage].filter((m): m is string => typeof m === 'string').join('\n');
+    if (codes.some((c) => UNAVAILABLE_CODES.has(c)) || (typeof kind === 'string' && UNAVAILABLE_KINDS.has(kind))) return true;
+    if (codes.includes('55000') && (severity === 'FATAL' || NOT_ACCEPTING.test(text))) return true;
+    if (UNAVAILABLE_MESSAGE.test(text)) return true;
   }
   return false;
 }
