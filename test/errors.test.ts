@@ -72,7 +72,13 @@ describe('error table (CONTRACT §2)', () => {
     }
     // A body with no Content-Type at all.
     expectError(await t.inject({ method: 'POST', url: '/api/games', payload: Buffer.from('{"name":"x"}'), headers: user.headers }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    // A content coding the service does not decode (RFC 9110 §15.5.16): it was read as plain JSON.
+    for (const encoding of ['gzip', 'br', 'deflate, identity']) {
+      const coded = expectError(await raw('POST', '/games', '{"name":"coded"}', { ...json, 'content-encoding': encoding }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+      expect(coded.message).toMatch(/Content-Encoding/);
+    }
     expect(await t.rowCounts()).toEqual(before);
+    expect((await raw('POST', '/games', '{"name":"identity"}', { ...json, 'content-encoding': 'identity' })).statusCode).toBe(201);
   });
 
   it('accepts JSON with a charset, and an empty body sent with a JSON Content-Type as no body', async () => {

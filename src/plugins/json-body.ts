@@ -1,9 +1,9 @@
-// Request bodies are JSON only (CONTRACT §1–§2): anything else is 415, malformed JSON is 400,
+// Request bodies are JSON only (CONTRACT §1–§2): anything else, or a compressed body, is 415; malformed JSON is 400,
 // and a body over the limit is 413 (Fastify raises those; src/plugins/errors.ts shapes them).
 // CONTRACT §8: JSON nested deeper than 64 levels is 400 too. Nothing here walks untrusted input
 // recursively: the text is scanned once, front to back, before it is parsed.
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { detailLabel, ValidationError } from '../errors.js';
+import { detailLabel, UnsupportedMediaTypeError, ValidationError } from '../errors.js';
 
 export const MAX_JSON_DEPTH = 64;
 
@@ -79,6 +79,11 @@ export function registerJsonBodyParsing(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    // Nothing decodes a compressed body: read as JSON it would be garbage, or worse, pass.
+    const encoding = request.headers['content-encoding'];
+    if (encoding !== undefined && encoding.split(',').some((coding) => !['', 'identity'].includes(coding.trim().toLowerCase()))) {
+      return done(new UnsupportedMediaTypeError(`Content-Encoding ${encoding} is not supported: send the JSON body uncompressed`), undefined);
+    }
     const text = body as string;
     // Many clients send `Content-Type: application/json` on every request, also on a DELETE or a
     // POST without a body: an empty body is "no body", not malformed JSON.
