@@ -84,8 +84,11 @@ describe('the local store refuses', () => {
     otherKey.pathname = new URL(other.uploadUrl).pathname;
     const noSignature = new URL(url);
     noSignature.searchParams.delete('signature');
+    // A parameter the URL was not signed with: S3 refuses it too (the query is part of what SigV4 signs).
+    const extraParameter = new URL(url);
+    extraParameter.searchParams.set('x-amz-acl', 'public-read');
 
-    for (const tampered of [badSignature, biggerSize, otherType, otherKey, noSignature]) {
+    for (const tampered of [badSignature, biggerSize, otherType, otherKey, noSignature, extraParameter]) {
       const headers = { 'Content-Type': tampered.searchParams.get('contentType')! };
       const body = '{}'.padEnd(Number(tampered.searchParams.get('size')), ' ');
       expectRefusal(await put(t, tampered.toString(), body, headers), 403, 'INSUFFICIENT_PERMISSIONS', /signature/);
@@ -162,6 +165,9 @@ describe('the local store refuses', () => {
     const longer = new URL(url);
     longer.searchParams.set('expires', String(Number(url.searchParams.get('expires')) + 3600));
     expectRefusal(await t.fetchUrl(longer.toString()), 403, 'INSUFFICIENT_PERMISSIONS', /signature/);
+    const extra = new URL(url);
+    extra.searchParams.set('response-content-type', 'text/html');
+    expectRefusal(await t.fetchUrl(extra.toString()), 403, 'INSUFFICIENT_PERMISSIONS', /signature/);
     expect((await t.fetchUrl(url.toString())).statusCode).toBe(200);
   });
 });

@@ -7,8 +7,9 @@ import { LOCAL_OBJECTS_PATH, type LocalObjectStore, type UploadTargetStatus } fr
 
 const keyParams = z.object({ '*': z.string().max(1024) });
 const field = z.string().max(1024).optional();
-const uploadGrant = z.object({ expires: field, contentType: field, size: field, maxSize: field, signature: field });
-const downloadGrant = z.object({ expires: field, fileName: field, signature: field });
+// Loose: the whole query reaches the signature check, which refuses parameters nobody signed.
+const uploadGrant = z.looseObject({ expires: field, contentType: field, size: field, maxSize: field, signature: field });
+const downloadGrant = z.looseObject({ expires: field, fileName: field, signature: field });
 
 export interface LocalObjectRoutesOptions {
   store: LocalObjectStore;

@@ -18,6 +18,10 @@ export interface DownloadGrant {
   signature?: string;
 }
 
+/** The parameters each kind of URL carries; any other makes it a URL nobody signed, as with S3. */
+const UPLOAD_PARAMETERS = new Set(['expires', 'contentType', 'size', 'maxSize', 'signature']);
+const DOWNLOAD_PARAMETERS = new Set(['expires', 'fileName', 'signature']);
+
 /** Signed fields of an upload: the exact size when one was declared, otherwise the limit. */
 const uploadFields = (key: string, grant: UploadGrant) => [
   'upload',
@@ -33,15 +37,17 @@ export function createUrlSigner(secret: string, now: () => number) {
   const { sign, matches } = createHmacSigner(secret);
 
   /** The signature first, then the expiry: a forged URL learns nothing about time. */
-  function check(fields: string[], grant: { signature?: string; expires?: string }): void {
-    if (!matches(fields, grant.signature)) throw new ForbiddenError('The URL signature does not match; request a new URL');
+  function check(fields: string[], grant: { signature?: string; expires?: string }, parameters: Set<string>): void {
+    const signed = Object.keys(grant).every((name) => parameters.has(name));
+    if (!signed || !matches(fields, grant.signature)) throw new ForbiddenError('The URL signature does not match; request a new URL');
     if (!(Number(grant.expires) * 1000 > now())) throw new ForbiddenError('The URL has expired; request a new one');
   }
 
   return {
     signUpload: (key: string, grant: UploadGrant) => sign(uploadFields(key, grant)),
     signDownload: (key: string, grant: DownloadGrant) => sign(downloadFields(key, grant)),
-    checkUpload: (key: string, grant: UploadGrant) => check(uploadFields(key, grant), grant),
-    checkDownload: (key: string, grant: DownloadGrant) => check(downloadFields(key, grant), grant),
+    /** `grant`: the URL's whole query, unknown parameters included. */
+    checkUpload: (key: string, grant: UploadGrant) => check(uploadFields(key, grant), grant, UPLOAD_PARAMETERS),
+    checkDownload: (key: string, grant: DownloadGrant) => check(downloadFields(key, grant), grant, DOWNLOAD_PARAMETERS),
   };
 }
