@@ -89,6 +89,24 @@ describe('error table (CONTRACT §2)', () => {
     expect(error.details?.[0]).toMatchObject({ in: 'body', path: '' });
   });
 
+  it('400 for fields sent to an endpoint that takes no body, changing nothing; an empty object or no body is fine', async () => {
+    const game = (await t.as(user).post('/games', { name: 'no-body endpoints' })).json();
+    const before = await t.rowCounts();
+    for (const [method, url] of [
+      ['DELETE', `/games/${game.id}`],
+      ['POST', '/auth/refresh'],
+    ] as const) {
+      const error = expectError(await raw(method, url, '{"force":true}', json), 400, 'VALIDATION_ERROR');
+      expect(error.details).toEqual([{ in: 'body', path: 'force', message: 'is an unknown field' }]);
+      expect(expectError(await raw(method, url, '[1]', json), 400, 'VALIDATION_ERROR').details).toEqual([
+        { in: 'body', path: '', message: 'this endpoint takes no body' },
+      ]);
+    }
+    expect(await t.rowCounts()).toEqual(before);
+    expect((await t.as(user).get(`/games/${game.id}`)).statusCode).toBe(200);
+    expect((await raw('DELETE', `/games/${game.id}`, '{}', json)).statusCode).toBe(204);
+  });
+
   it('413 for a body over the limit (1 MiB), changing nothing', async () => {
     const before = await t.rowCounts();
     const payload = JSON.stringify({ name: 'big', description: 'x'.repeat(1024 * 1024) });

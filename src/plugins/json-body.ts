@@ -75,6 +75,22 @@ function rejectNulCharacters(request: FastifyRequest, _reply: FastifyReply, done
   done();
 }
 
+/**
+ * Bodies are validated strictly (CONTRACT §1), also where a route takes none: fields sent to it
+ * are unknown fields (400), rather than silently dropped; `{}`, `null` or no body at all pass.
+ */
+function rejectUnexpectedBody(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  const { body } = request;
+  if (body === undefined || body === null) return done();
+  const isObject = typeof body === 'object' && !Array.isArray(body);
+  const fields = isObject ? Object.keys(body) : [];
+  if (isObject && fields.length === 0) return done();
+  const details = isObject
+    ? fields.map((path) => ({ in: 'body' as const, path, message: 'is an unknown field' }))
+    : [{ in: 'body' as const, path: '', message: 'this endpoint takes no body' }];
+  done(new ValidationError(`Invalid request: ${detailLabel(details[0]!)}: ${details[0]!.message}`, details));
+}
+
 export function registerJsonBodyParsing(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -99,6 +115,7 @@ export function registerJsonBodyParsing(app: FastifyInstance): void {
     const readsBody = [route.method].flat().some((method) => method !== 'GET' && method !== 'HEAD');
     if (!readsBody && !route.schema?.querystring) return;
     const own = route.preValidation ?? [];
-    route.preValidation = [rejectNulCharacters, ...(Array.isArray(own) ? own : [own])];
+    const takesNoBody = readsBody && !route.schema?.body ? [rejectUnexpectedBody] : [];
+    route.preValidation = [rejectNulCharacters, ...takesNoBody, ...(Array.isArray(own) ? own : [own])];
   });
 }
