@@ -161,6 +161,9 @@ describe('refused targets (no SSRF)', () => {
     ['http://ula.test/', 'must not point at a private address: ula.test resolves to fd00::1'],
     ['http://metadata.test/', 'must not point at a link-local address: metadata.test resolves to 169.254.169.254'],
     ['http://nowhere.test/', 'has a host that does not resolve: nowhere.test'],
+    // Credentials in the URL would be shown to every reader of GET /webhooks; the signature authenticates.
+    ['https://user:secret@public.test/hook', 'must not carry a user name or password; deliveries are signed (webhook-signature)'],
+    ['https://token@public.test/hook', 'must not carry a user name or password; deliveries are signed (webhook-signature)'],
   ];
 
   it.each(refusedEverywhere)('refuses %s with 400, creating nothing', async (url, reason) => {

@@ -42,6 +42,8 @@ export async function resolveTarget(rawUrl: string, policy: TargetPolicy, resolv
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TargetRefused('must be an http or https URL');
   if (policy.production && url.protocol !== 'https:') throw new TargetRefused('must be an https URL');
+  // Credentials in the URL would be shown to every reader of GET /webhooks, and sent as Basic auth.
+  if (url.username || url.password) throw new TargetRefused('must not carry a user name or password; deliveries are signed (webhook-signature)');
   // The URL parser has already normalized the host: IPv4 in dotted decimal, IPv6 in brackets.
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
   const addresses = isIP(host) ? [{ address: host, family: isIP(host) as 4 | 6 }] : await resolveOrRefuse(host, resolve);
