@@ -80,6 +80,30 @@ describe('the sample game on every network', () => {
   });
 });
 
+describe('Vungle: download or complete, never both at once', () => {
+  /** The sample game with its button calling `calls` instead of window.playable.cta() alone. */
+  const onTap = (calls: string) => (game: Game) => {
+    const js = game.assets.find((a) => a.fileName === 'game.js')!;
+    js.bytes = Buffer.from(js.bytes.toString().replace('window.playable.cta();', calls));
+  };
+  const messages = (exported: { report: { runtime: { bridgeCalls: Array<{ name: string; args: unknown[] }> } } }) =>
+    exported.report.runtime.bridgeCalls.filter((call) => call.name === 'parent.postMessage').map((call) => call.args[0]);
+
+  it("a tap calling cta() and end() posts only 'download', in either order; end() alone still posts 'complete'", { timeout: 180_000 }, async () => {
+    const [ctaThenEnd, endThenCta, endOnly] = await Promise.all([
+      createSampleVariant(t, user, { name: 'CTA then end', change: onTap('window.playable.cta(); window.playable.end();') }),
+      createSampleVariant(t, user, { name: 'End then CTA', change: onTap('window.playable.end(); window.playable.cta();') }),
+      createSampleVariant(t, user, { name: 'End only', change: onTap('window.playable.end();') }),
+    ]);
+    const exported = await Promise.all([ctaThenEnd, endThenCta, endOnly].map(async (sample) => finished(await exportVariant(sample.variant.id, 'vungle'))));
+    for (const e of exported) expect(e.status, e.error).toBe('succeeded');
+    // One tap per orientation.
+    expect(messages(exported[0])).toEqual(['download', 'download']);
+    expect(messages(exported[1])).toEqual(['download', 'download']);
+    expect(messages(exported[2])).toEqual(['complete', 'complete']);
+  });
+});
+
 describe('games that break', () => {
   it('fails each export naming the check and what it saw; validation "report" keeps the export', { timeout: 180_000 }, async () => {
     const [throwing, tracking, blank, noisy, loud, endless] = await Promise.all([
