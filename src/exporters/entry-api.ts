@@ -3,8 +3,8 @@
 // the entry HTML (parse5) and the scripts it runs — inline, its own files, inline event handlers —
 // tokenized by acorn, so a name in a comment or a string does not count, and a script that names
 // none of them is not tokenized at all (a Luna build's engine is megabytes).
-import { tokenizer, tokTypes, type TokenType } from 'acorn';
 import { attr, elements, parseHtml, textOf } from './html.js';
+import { isDot, isName, type Token, tokensOf, tokTypes } from './js-tokens.js';
 import type { ENTRY_APIS } from './options.js';
 import { classifyReference, isContainerMraid } from './references.js';
 import type { LoadedVariant } from './types.js';
@@ -56,28 +56,6 @@ function scriptsOf(variant: LoadedVariant): { scripts: Script[]; loadsMraid: boo
   return { scripts, loadsMraid };
 }
 
-/** A token's kind and its value (a name's name, a string's contents); acorn's typings omit the value. */
-interface Token {
-  type: TokenType;
-  value: string;
-}
-
-/** The tokens of a script, as far as it can be read (a syntax error ends the list, not the export). */
-function tokensOf({ text, module }: Script): Token[] {
-  const tokens: Token[] = [];
-  try {
-    for (const token of tokenizer(text, { ecmaVersion: 'latest', sourceType: module ? 'module' : 'script', allowHashBang: true })) {
-      tokens.push({ type: token.type, value: String((token as { value?: unknown }).value ?? '') });
-    }
-  } catch {
-    // keep what was read before the error
-  }
-  return tokens;
-}
-
-const isName = (token: Token | undefined, name?: string) => token?.type === tokTypes.name && (name === undefined || token.value === name);
-const isDot = (token: Token | undefined) => token?.type === tokTypes.dot || token?.type === tokTypes.questionDot;
-
 /**
  * Whether the global `name` is used: `window.name` (or self/globalThis), or a bare `name.x` /
  * `name[x]` that is not itself a property of something else.
@@ -98,7 +76,7 @@ export function detectEntryApi(variant: LoadedVariant): EntryApiUsage {
   const { scripts, loadsMraid } = scriptsOf(variant);
   for (const script of scripts) {
     if (!HINTS.some((hint) => script.text.includes(hint))) continue;
-    const tokens = tokensOf(script);
+    const tokens = tokensOf(script.text, script.module);
     tokens.forEach((token, i) => {
       if ((token.type === tokTypes.string || token.type === tokTypes.template) && token.value.startsWith('luna:')) usage.luna = true;
       if (token.type === tokTypes.string && globalByString(tokens, i)) {
