@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NETWORKS } from '../src/exporters/rules.js';
 import { createTestApp, expectError, type RegisteredUser, type TestApp } from './helpers/app.js';
 import { createSampleVariant, downloadArtifact, type SampleVariant, waitForExport } from './helpers/exports.js';
-import { expectSampleArtifact } from './helpers/sample-game.js';
+import { expectSampleArtifact, type sampleGame } from './helpers/sample-game.js';
 
 let t: TestApp;
 let alice: RegisteredUser;
@@ -69,6 +69,67 @@ describe('failed exports', () => {
     const exported = await waitForExport(t, alice, res.json().id);
     expect(exported.status).toBe('failed');
     expect(exported.error).toContain('references files that are not part of the variant: logo.png');
+  });
+});
+
+describe("Vungle's 2026 rules: no viewport units in CSS, no location.reload", () => {
+  type Game = ReturnType<typeof sampleGame>;
+  /** Changes the text of one of the sample game's files. */
+  const edit = (game: Game, fileName: string, change: (text: string) => string) => {
+    const file = fileName === 'index.html' ? game.entry : game.assets.find((a) => a.fileName === fileName)!;
+    file.bytes = Buffer.from(change(file.bytes.toString()));
+  };
+  const exportTo = async (variantId: string, network: string, optimize = 'lossless') => {
+    const res = await t.as(alice).post('/export', { variantId, network, optimize });
+    expect(res.statusCode, res.body).toBe(202);
+    return waitForExport(t, alice, res.json().id);
+  };
+
+  it('fails naming each viewport unit and where it is: a style sheet, a <style>, a style attribute', async () => {
+    const sized = await createSampleVariant(t, alice, {
+      change: (game) => {
+        edit(game, 'style.css', (css) => `${css}\ncanvas { width: 100vw; height: 100vh; }\n`);
+        edit(game, 'index.html', (html) =>
+          html.replace('</head>', '<style>#logo { width: 20VMIN; }</style></head>').replace('<p id="level">', '<p id="level" style="max-height: calc(10dvh + 4px)">'),
+        );
+      },
+    });
+    const exported = await exportTo(sized.variant.id, 'vungle');
+    expect(exported.status).toBe('failed');
+    expect(exported.error).toBe(
+      "The vungle artifact does not pass the network's rules: Vungle does not allow viewport units (vw, vh, vmin, vmax…) in CSS, " +
+        'found in ad.html <style> (20VMIN), ad.html <p style> (10dvh), style.css (100vw, 100vh): ' +
+        'size the game from html and body at 100% (or from window.innerWidth and innerHeight) instead',
+    );
+    // The rule is Vungle's alone.
+    expect((await exportTo(sized.variant.id, 'applovin')).status).toBe('succeeded');
+  });
+
+  it('fails naming each script that calls location.reload: a file, an inline script, a handler attribute', async () => {
+    const reloading = await createSampleVariant(t, alice, {
+      change: (game) => {
+        edit(game, 'game.js', (js) => `${js}\nfunction restart() { window.location.reload(); }\n`);
+        edit(game, 'index.html', (html) =>
+          html
+            .replace('</body>', "<script>function again() { document.location['reload'](); }</script></body>")
+            .replace('<h1 id="title">', '<h1 id="title" ondblclick="location.reload()">'),
+        );
+      },
+    });
+    const exported = await exportTo(reloading.variant.id, 'vungle');
+    expect(exported.status).toBe('failed');
+    expect(exported.error).toBe(
+      "The vungle artifact does not pass the network's rules: Vungle does not allow location.reload, " +
+        'called in ad.html <h1 ondblclick>, ad.html <script>, game.js: restart the game by resetting its state instead of reloading the page',
+    );
+  });
+
+  it('does not count location.reload in a comment or a string', async () => {
+    const mentioning = await createSampleVariant(t, alice, {
+      change: (game) => edit(game, 'game.js', (js) => `// never location.reload() here\nvar hint = 'location.reload';\n${js}`),
+    });
+    const exported = await exportTo(mentioning.variant.id, 'vungle', 'none');
+    expect(exported.status, exported.error).toBe('succeeded');
   });
 });
 

@@ -126,7 +126,7 @@ export const NETWORK_RULES = {
     bridge: "CTA → parent.postMessage('download', '*'), end → parent.postMessage('complete', '*')",
     mraid: 'forbidden',
     networkScripts: [],
-    notes: 'Flat ZIP with ad.html; no external loads, no mraid.js, no close button of its own.',
+    notes: 'Flat ZIP with ad.html; no external loads, no mraid.js, no close button of its own, no viewport units (vw, vh…) in CSS, no location.reload.',
   },
   moloco: {
     title: 'Moloco',

@@ -50,16 +50,48 @@ export function startAtOnceBridge(cta: string, end = '', pause?: string): string
   }`;
 }
 
-/** The text of every script the artifact runs: inline <script> elements and the ZIP's .js files. */
-export function scriptText({ files }: ArtifactFiles, entry: Document): string {
-  const inline = elements(entry)
-    .filter((e) => e.tagName === 'script' && attr(e, 'src') === undefined)
-    .map(textOf);
-  const bundled = [...files].filter(([path]) => extensionOf(path) === 'js').map(([, bytes]) => Buffer.from(bytes).toString('utf8'));
-  return [...inline, ...bundled].join('\n');
+/** A script the artifact runs, and where: an inline <script>, an `on…` handler attribute, or a .js file of the ZIP. */
+export interface ArtifactScript {
+  where: string;
+  text: string;
+  module: boolean;
+}
+
+export function scriptsOf({ files, entryPath }: ArtifactFiles, entry: Document): ArtifactScript[] {
+  const scripts: ArtifactScript[] = [];
+  for (const element of elements(entry)) {
+    for (const { name, value } of element.attrs) {
+      if (name.startsWith('on')) scripts.push({ where: `${entryPath} <${element.tagName} ${name}>`, text: value, module: false });
+    }
+    if (element.tagName === 'script' && attr(element, 'src') === undefined) {
+      const module = attr(element, 'type')?.trim().toLowerCase() === 'module';
+      scripts.push({ where: `${entryPath} <script>`, text: textOf(element), module });
+    }
+  }
+  // A file's kind of script is only known from the tag that loads it: read as a classic script.
+  for (const [path, bytes] of files) if (extensionOf(path) === 'js') scripts.push({ where: path, text: Buffer.from(bytes).toString('utf8'), module: false });
+  return scripts;
+}
+
+/** A piece of the artifact's CSS, and where: a <style>, a style attribute, or a .css file of the ZIP. */
+export interface ArtifactStyle {
+  where: string;
+  css: string;
+  context: 'stylesheet' | 'declarationList';
+}
+
+export function stylesOf({ files, entryPath }: ArtifactFiles, entry: Document): ArtifactStyle[] {
+  const styles: ArtifactStyle[] = [];
+  for (const element of elements(entry)) {
+    const style = attr(element, 'style');
+    if (style !== undefined) styles.push({ where: `${entryPath} <${element.tagName} style>`, css: style, context: 'declarationList' });
+    if (element.tagName === 'style') styles.push({ where: `${entryPath} <style>`, css: textOf(element), context: 'stylesheet' });
+  }
+  for (const [path, bytes] of files) if (extensionOf(path) === 'css') styles.push({ where: path, css: Buffer.from(bytes).toString('utf8'), context: 'stylesheet' });
+  return styles;
 }
 
 /** A check that fails with `problem` when any script of the artifact matches `pattern`. */
 export function forbidInScripts(pattern: RegExp, problem: string): NonNullable<NetworkExporter['check']> {
-  return (artifact, entry) => (pattern.test(scriptText(artifact, entry)) ? [problem] : []);
+  return (artifact, entry) => (scriptsOf(artifact, entry).some((script) => pattern.test(script.text)) ? [problem] : []);
 }

@@ -1,4 +1,43 @@
-import { type NetworkExporter, startAtOnceBridge } from './types.js';
+import * as csstree from 'css-tree';
+import type { Document } from '../html.js';
+import { isDot, isName, tokensOf, tokTypes } from '../js-tokens.js';
+import { type ArtifactFiles, type NetworkExporter, scriptsOf, startAtOnceBridge, stylesOf } from './types.js';
+
+/**
+ * Vungle forbids vw and vh in CSS. vmin and vmax, and CSS Values 4's small/large/dynamic and
+ * inline/block forms (svh, dvw, vi…), are the same lengths by other names — each a fraction of
+ * the viewport's width or height — so they are refused with them.
+ */
+const VIEWPORT_UNIT = /^[sld]?v(w|h|i|b|min|max)$/i;
+
+/** Where the artifact's CSS uses a viewport unit, with the lengths found: `style.css (100vw, 100vh)`. */
+function viewportUnits(artifact: ArtifactFiles, entry: Document): string[] {
+  return stylesOf(artifact, entry).flatMap(({ where, css, context }) => {
+    const lengths: string[] = [];
+    csstree.walk(csstree.parse(css, { context }), (node) => {
+      if (node.type === 'Dimension' && VIEWPORT_UNIT.test(node.unit)) lengths.push(`${node.value}${node.unit}`);
+    });
+    return lengths.length ? [`${where} (${lengths.join(', ')})`] : [];
+  });
+}
+
+/**
+ * The scripts that call `location.reload` (`window.location.reload`, `location['reload']`…), read
+ * as tokens so that the words in a comment or a string do not count.
+ */
+function reloadingScripts(artifact: ArtifactFiles, entry: Document): string[] {
+  const found = scriptsOf(artifact, entry).filter(({ text, module }) => {
+    if (!text.includes('reload')) return false;
+    const tokens = tokensOf(text, module);
+    return tokens.some(
+      (token, i) =>
+        isName(token, 'location') &&
+        ((isDot(tokens[i + 1]) && isName(tokens[i + 2], 'reload')) ||
+          (tokens[i + 1]?.type === tokTypes.bracketL && tokens[i + 2]?.type === tokTypes.string && tokens[i + 2]?.value === 'reload')),
+    );
+  });
+  return [...new Set(found.map((script) => script.where))];
+}
 
 /**
  * Vungle listens for messages on the parent frame: one for the CTA, one at the end, never both at
@@ -28,4 +67,21 @@ export const vungle: NetworkExporter = {
     )};
   })()`,
   bridgeCalls: ["parent.postMessage('download', '*')", "parent.postMessage('complete', '*')"],
+  check: (artifact, entry) => {
+    const problems: string[] = [];
+    const units = viewportUnits(artifact, entry);
+    if (units.length) {
+      problems.push(
+        `Vungle does not allow viewport units (vw, vh, vmin, vmax…) in CSS, found in ${units.join(', ')}: ` +
+          'size the game from html and body at 100% (or from window.innerWidth and innerHeight) instead',
+      );
+    }
+    const reloading = reloadingScripts(artifact, entry);
+    if (reloading.length) {
+      problems.push(
+        `Vungle does not allow location.reload, called in ${reloading.join(', ')}: restart the game by resetting its state instead of reloading the page`,
+      );
+    }
+    return problems;
+  },
 };
