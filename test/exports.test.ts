@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NETWORKS } from '../src/exporters/rules.js';
 import { createTestApp, expectError, type RegisteredUser, type TestApp } from './helpers/app.js';
 import { createSampleVariant, downloadArtifact, type SampleVariant, waitForExport } from './helpers/exports.js';
-import { expectSampleArtifact, type sampleGame } from './helpers/sample-game.js';
+import { artifactFiles, expectSampleArtifact, type sampleGame } from './helpers/sample-game.js';
 
 let t: TestApp;
 let alice: RegisteredUser;
@@ -130,6 +130,69 @@ describe("Vungle's 2026 rules: no viewport units in CSS, no location.reload", ()
     });
     const exported = await exportTo(mentioning.variant.id, 'vungle', 'none');
     expect(exported.status, exported.error).toBe('succeeded');
+  });
+});
+
+describe('a script loaded from a data: URI src', () => {
+  /** The sample game with its game.js loaded from `src` (a data: URI) instead of a file. */
+  const fromDataUri =
+    (src: (js: Buffer) => string, attributes = '') =>
+    (game: ReturnType<typeof sampleGame>) => {
+      const js = game.assets.find((a) => a.fileName === 'game.js')!;
+      game.assets = game.assets.filter((a) => a !== js);
+      const html = game.entry.bytes.toString().replace('<script src="js/game.js">', `<script${attributes} src="${src(js.bytes)}">`);
+      game.entry = { ...game.entry, bytes: Buffer.from(html) };
+    };
+  const exportTo = async (variantId: string, network: string) => {
+    const res = await t.as(alice).post('/export', { variantId, network });
+    expect(res.statusCode, res.body).toBe(202);
+    return waitForExport(t, alice, res.json().id);
+  };
+  const entryHtml = async (exported: { downloadUrl: string }, entryPath: string) =>
+    artifactFiles(await downloadArtifact(t, exported))
+      .get(entryPath)!
+      .toString();
+
+  it('becomes inline script text on every output, single HTML or ZIP; report.entry.api sees it', async () => {
+    const base64 = await createSampleVariant(t, alice, {
+      change: fromDataUri((js) => `data:text/javascript;charset=utf-8;base64,${js.toString('base64')}`),
+    });
+    for (const [network, entryPath] of [
+      ['meta', 'single.html'],
+      ['applovin', 'single.html'],
+      ['vungle', 'ad.html'],
+    ] as const) {
+      const exported = await exportTo(base64.variant.id, network);
+      expect(exported.status, `${network}: ${exported.error}`).toBe('succeeded');
+      // The build calls window.playable from that script (and loads mraid.js, which alone would make it "mraid").
+      expect(exported.report.entry.api, network).toBe('playable');
+      const html = await entryHtml(exported, entryPath);
+      expect(html, network).not.toMatch(/<script[^>]+src="data:/);
+      expect(html, network).toContain('<script>// A tiny sample game');
+    }
+  });
+
+  it('keeps its other attributes and decodes percent-encoded text as UTF-8', async () => {
+    const script = 'window.playable.ready(function () { document.title = "Café"; });';
+    const encoded = await createSampleVariant(t, alice, {
+      change: fromDataUri(() => `data:application/javascript,${encodeURIComponent(script)}`, ' type="module" id="game"'),
+    });
+    const exported = await exportTo(encoded.variant.id, 'meta');
+    expect(exported.status, exported.error).toBe('succeeded');
+    expect(await entryHtml(exported, 'single.html')).toContain(`<script type="module" id="game">${script}</script>`);
+  });
+
+  it('of another media type stays as it is, and Meta refuses it saying why', async () => {
+    const plain = await createSampleVariant(t, alice, {
+      change: fromDataUri((js) => `data:text/plain;base64,${js.toString('base64')}`),
+    });
+    const meta = await exportTo(plain.variant.id, 'meta');
+    expect(meta.status).toBe('failed');
+    expect(meta.error).toBe(
+      "The meta artifact does not pass the network's rules: a script is loaded from a data: URI src (data:text/plain;base64,…), which Meta refuses; " +
+        'the export inlines only JavaScript media types (data:text/javascript,…): give it one, or make the script a file of the variant',
+    );
+    expect(await entryHtml(await exportTo(plain.variant.id, 'applovin'), 'single.html')).toContain('<script src="data:text/plain;base64,');
   });
 });
 

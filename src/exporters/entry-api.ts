@@ -1,12 +1,12 @@
 // Which portable API a build is written against (CONTRACT §14, `report.entry.api`): our own
 // `window.playable`, a container's `mraid`, Luna Playground's `Luna.Unity…`, or none. Read from
-// the entry HTML (parse5) and the scripts it runs — inline, its own files, inline event handlers —
-// tokenized by acorn, so a name in a comment or a string does not count, and a script that names
-// none of them is not tokenized at all (a Luna build's engine is megabytes).
+// the entry HTML (parse5) and the scripts it runs — inline, its own files, JavaScript data: URIs,
+// inline event handlers — tokenized by acorn, so a name in a comment or a string does not count,
+// and a script that names none of them is not tokenized at all (a Luna build's engine is megabytes).
 import { attr, elements, parseHtml, textOf } from './html.js';
 import { isDot, isName, type Token, tokensOf, tokTypes } from './js-tokens.js';
 import type { ENTRY_APIS } from './options.js';
-import { classifyReference, isContainerMraid } from './references.js';
+import { classifyReference, dataUrlScript, isContainerMraid } from './references.js';
 import type { LoadedVariant } from './types.js';
 
 export type EntryApi = (typeof ENTRY_APIS)[number];
@@ -46,6 +46,12 @@ function scriptsOf(variant: LoadedVariant): { scripts: Script[]; loadsMraid: boo
     const src = attr(element, 'src');
     if (src === undefined) {
       scripts.push({ text: textOf(element), module });
+      continue;
+    }
+    // The export inlines a JavaScript data: URI's text (package/rewrite.ts): read it as inline.
+    const carried = dataUrlScript(src);
+    if (carried !== undefined) {
+      scripts.push({ text: carried, module });
       continue;
     }
     const ref = classifyReference(src);

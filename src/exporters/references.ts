@@ -34,6 +34,63 @@ export function classifyReference(raw: string): Reference {
   return fileName ? { kind: 'file', fileName } : { kind: 'inline' };
 }
 
+/** The JavaScript MIME type essences (WHATWG MIME Sniffing, "JavaScript MIME type"). */
+const JAVASCRIPT_TYPES = new Set([
+  'application/ecmascript',
+  'application/javascript',
+  'application/x-ecmascript',
+  'application/x-javascript',
+  'text/ecmascript',
+  'text/javascript',
+  'text/javascript1.0',
+  'text/javascript1.1',
+  'text/javascript1.2',
+  'text/javascript1.3',
+  'text/javascript1.4',
+  'text/javascript1.5',
+  'text/jscript',
+  'text/livescript',
+  'text/x-ecmascript',
+  'text/x-javascript',
+]);
+
+/** Base64 as browsers read it (WHATWG "forgiving-base64 decode"); undefined where they would fail. */
+function forgivingBase64(text: string): Buffer | undefined {
+  let data = text.replace(/[\t\n\f\r ]/g, '');
+  if (data.length % 4 === 0) data = data.replace(/==?$/, '');
+  if (data.length % 4 === 1 || /[^A-Za-z0-9+/]/.test(data)) return undefined;
+  return Buffer.from(data, 'base64');
+}
+
+/**
+ * The text of the script a `data:` URL carries when its media type is JavaScript, else undefined
+ * (another type, or base64 a browser would not decode). Read as Fetch's data: URL processor does:
+ * percent-decoded, then base64-decoded if it says `;base64`; the bytes decoded by its `charset`,
+ * UTF-8 when it names none or one unknown.
+ */
+export function dataUrlScript(url: string): string | undefined {
+  const match = /^data:([^,]*),(.*)$/is.exec(url.trim().replace(/[\t\n\r]/g, ''));
+  if (!match) return undefined;
+  const parameters = match[1]!.split(';').map((p) => p.trim());
+  const base64 = parameters.length > 1 && parameters.at(-1)!.toLowerCase() === 'base64';
+  if (base64) parameters.pop();
+  if (!JAVASCRIPT_TYPES.has(parameters[0]!.toLowerCase())) return undefined;
+  const percentDecoded = Buffer.from(match[2]!, 'utf8')
+    .toString('latin1')
+    .replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+  const bytes = base64 ? forgivingBase64(percentDecoded) : Buffer.from(percentDecoded, 'latin1');
+  if (!bytes) return undefined;
+  const charset = parameters
+    .slice(1)
+    .map((p) => /^charset\s*=\s*"?([^"]*)"?$/i.exec(p)?.[1])
+    .find((value) => value !== undefined);
+  try {
+    return new TextDecoder(charset || 'utf-8').decode(bytes);
+  } catch {
+    return new TextDecoder().decode(bytes); // a charset the decoder does not know: UTF-8, as browsers fall back
+  }
+}
+
 /**
  * Whether a reference names the container's `mraid.js` (CONTRACT §14: by that name, in any case
  * and folder, never an asset of the variant): the network serves it, or the export's shim stands in.

@@ -93,7 +93,7 @@ export const NETWORK_RULES = {
     bridge: 'FbPlayableAd.onCTAClick()',
     mraid: 'none',
     networkScripts: [],
-    notes: 'One HTML file of at most 2 MB; scripts are inlined as text, never as a base64 src.',
+    notes: 'One HTML file of at most 2 MB; scripts are inlined as text, never as a base64 src (JavaScript data: URI srcs too).',
   },
   mintegral: {
     title: 'Mintegral',

@@ -48,7 +48,10 @@ describe('validateArtifact', () => {
 
   it('flags a base64 script src for Meta', () => {
     const html = page('<script src="data:text/javascript;base64,YWxlcnQoMSk="></script><script>FbPlayableAd.onCTAClick()</script>');
-    expect(validateArtifact('meta', html).problems).toEqual(['a script is loaded from a data: URI src; Meta needs inline script text']);
+    expect(validateArtifact('meta', html).problems).toEqual([
+      'a script is loaded from a data: URI src (data:text/javascript;base64,…), which Meta refuses; ' +
+        'the export inlines only JavaScript media types (data:text/javascript,…): give it one, or make the script a file of the variant',
+    ]);
   });
 
   it('flags an artifact over the size limit', () => {

@@ -2,7 +2,7 @@
 // relinked through Placement), and the network's tags, mraid.js and the runtime put in <head>.
 import { attr, createElement, type Document, type Element, prependToHead, removeAttr, removeElement, replaceElement, setAttr, setText, textOf } from '../html.js';
 import { EXPORTERS } from '../networks/index.js';
-import { classifyReference, isContainerMraid, resourceAttributes, rewriteSrcset } from '../references.js';
+import { classifyReference, dataUrlScript, isContainerMraid, resourceAttributes, rewriteSrcset } from '../references.js';
 import type { Network, NetworkRules } from '../rules.js';
 import { runtimeScript } from '../runtime.js';
 import { type ExportInput, ExportFailure } from '../types.js';
@@ -17,6 +17,13 @@ export function rewriteElement(element: Element, placement: Placement, rules: Ne
     // The container's mraid.js and the network's own scripts are added once, in <head>.
     const networkOwned = isContainerMraid(ref) || (ref.kind === 'external' && rules.networkScripts.includes(ref.url));
     if (networkOwned) return removeElement(element);
+    // A JavaScript data: URI becomes its text as well: Meta refuses a script loaded from one, and
+    // no network needs it. The element keeps its other attributes (type="module"…).
+    const carried = dataUrlScript(src);
+    if (carried !== undefined) {
+      removeAttr(element, 'src');
+      return setText(element, scriptText(carried));
+    }
     const file = placement.lookup(src);
     if (file && !placement.inZip(file)) {
       // Inline script text, never a base64 src (some networks refuse those).
