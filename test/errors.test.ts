@@ -10,6 +10,18 @@ import { isDatabaseUnavailable } from '../src/plugins/errors.js';
 import { freePort } from './global-setup.js';
 import { createTestApp, expectError, type RegisteredUser, type TestApp, type TokenCaller } from './helpers/app.js';
 
+/** Records the first argument of every line the app's requests log at `level`. */
+function recordLogLines(app: FastifyInstance, level: 'error' | 'warn', lines: unknown[]): void {
+  app.addHook('onRequest', async (request) => {
+    const log = request.log;
+    const write = log[level].bind(log);
+    log[level] = ((...args: Parameters<typeof write>) => {
+      lines.push(args[0]);
+      return write(...args);
+    }) as typeof write;
+  });
+}
+
 let t: TestApp;
 let user: RegisteredUser;
 const loggedErrors: unknown[] = [];
@@ -24,14 +36,7 @@ beforeAll(async () => {
         app.get('/api/test-failure', async () => {
           throw new Error(SECRET_DETAIL);
         });
-        app.addHook('onRequest', async (request) => {
-          const log = request.log;
-          const error = log.error.bind(log);
-          log.error = ((...args: Parameters<typeof log.error>) => {
-            loggedErrors.push(args[0]);
-            return error(...args);
-          }) as typeof log.error;
-        });
+        recordLogLines(app, 'error', loggedErrors);
       },
     },
   );
@@ -215,14 +220,7 @@ describe('503 when the database is up but refuses connections', () => {
       {
         listen: true,
         extend(server: FastifyInstance) {
-          server.addHook('onRequest', async (request) => {
-            const log = request.log;
-            const warn = log.warn.bind(log);
-            log.warn = ((...args: Parameters<typeof log.warn>) => {
-              warned.push(args[0]);
-              return warn(...args);
-            }) as typeof log.warn;
-          });
+          recordLogLines(server, 'warn', warned);
         },
       },
     );
