@@ -3,9 +3,17 @@
 // order — a refused credential is still counted, against the client IP, before it is reported.
 // One callback hook, not three: with an API token in the cache and the counters in memory it
 // completes without a promise, the common case of a script's requests (README "Benchmarks").
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import fp from 'fastify-plugin';
-import { missingScope } from './scopes.js';
+import { missingScope, type Scope } from './scopes.js';
+
+/** The route's scope, unless it is waived for this token acting on itself (CONTRACT §8: a token may revoke itself). */
+function requiredScope(request: FastifyRequest, config: FastifyContextConfig): Scope | undefined {
+  const { caller } = request;
+  if (!config.scopeWaivedForOwnToken || caller?.kind !== 'token') return config.scope;
+  const id = (request.params as { id?: string }).id;
+  return id?.toLowerCase() === caller.tokenId ? undefined : config.scope;
+}
 
 function admitRequest(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
   if (request.is404) return done();
@@ -18,7 +26,7 @@ function admitRequest(app: FastifyInstance, request: FastifyRequest, reply: Fast
   // than our 401 — as when these checks were asynchronous throughout.
   const refuse = (error: Error) => process.nextTick(done, error);
   const checkScope = () => {
-    const error = refusal ?? missingScope(config.scope, request.caller);
+    const error = refusal ?? missingScope(requiredScope(request, config), request.caller);
     if (error) return refuse(error as Error);
     done();
   };

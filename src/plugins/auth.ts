@@ -62,6 +62,8 @@ declare module 'fastify' {
     /** 'public': no credentials needed; 'session': browser sessions only; default: any caller. */
     auth?: 'public' | 'session';
     scope?: Scope;
+    /** The scope is waived for an API token whose own id is the `id` path parameter (it may revoke itself). */
+    scopeWaivedForOwnToken?: boolean;
   }
   interface FastifyRequest {
     caller: Caller | null;

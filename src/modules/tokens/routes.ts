@@ -38,9 +38,8 @@ export const tokenRoutes: FastifyPluginAsyncZod<{ db: Database }> = async (app, 
     handler: async (request) => tokens.list(callerOf(request), request.query),
   });
 
-  // No declared scope: any token may revoke itself; the service asks tokens:write for any other.
   app.delete('/tokens/:id', {
-    config: { rateLimitTier: 'sensitive' },
+    config: { scope: 'tokens:write', scopeWaivedForOwnToken: true, rateLimitTier: 'sensitive' },
     schema: {
       tags,
       operationId: 'revokeToken',

@@ -4,7 +4,7 @@ import type { ApiToken, Prisma, Role } from '../../generated/prisma/client.js';
 import { envelope, type PageRequest, pageArgs } from '../../lib/pagination.js';
 import { iso, isoOrNull } from '../../lib/schemas.js';
 import type { Caller, TokenCaller } from '../../plugins/auth.js';
-import { grants, missingScope, type Scope } from '../../plugins/scopes.js';
+import { grants, type Scope } from '../../plugins/scopes.js';
 import { assertId, assertVisible, hasRole, MANAGER_ROLES, requireRole, resolveOrganizationId, visibleOrganizationIds } from '../organizations/access.js';
 import { descendsFrom, lockOrganizationTokens, revokeTree } from './lineage.js';
 import { newTokenSecret } from './secret.js';
@@ -131,10 +131,6 @@ export function createTokenService(db: Database) {
      * every token of the tree, for the token caches to forget.
      */
     async revoke(caller: Caller, id: string): Promise<string[]> {
-      // Any token may revoke itself (CONTRACT §8), a leaked read-only one included; revoking
-      // another takes tokens:write, checked before anything is looked up, as a route's scope is.
-      const missing = caller.kind === 'token' && id !== caller.tokenId ? missingScope('tokens:write', caller) : null;
-      if (missing) throw missing;
       assertId(id, 'Token');
       const token = assertVisible(caller, await db.apiToken.findUnique({ where: { id } }), 'Token');
       if (!hasRole(caller, token.organizationId, MANAGER_ROLES)) throw new NotFoundError('Token');
