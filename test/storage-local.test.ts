@@ -87,8 +87,11 @@ describe('the local store refuses', () => {
     // A parameter the URL was not signed with: S3 refuses it too (the query is part of what SigV4 signs).
     const extraParameter = new URL(url);
     extraParameter.searchParams.set('x-amz-acl', 'public-read');
+    // A limit beside the exact size it was signed with.
+    const sizeAndLimit = new URL(url);
+    sizeAndLimit.searchParams.set('maxSize', '1000');
 
-    for (const tampered of [badSignature, biggerSize, otherType, otherKey, noSignature, extraParameter]) {
+    for (const tampered of [badSignature, biggerSize, otherType, otherKey, noSignature, extraParameter, sizeAndLimit]) {
       const headers = { 'Content-Type': tampered.searchParams.get('contentType')! };
       const body = '{}'.padEnd(Number(tampered.searchParams.get('size')), ' ');
       expectRefusal(await put(t, tampered.toString(), body, headers), 403, 'INSUFFICIENT_PERMISSIONS', /signature/);

@@ -19,7 +19,9 @@ export interface DownloadGrant {
 }
 
 /** The parameters each kind of URL carries; any other makes it a URL nobody signed, as with S3. */
-const UPLOAD_PARAMETERS = new Set(['expires', 'contentType', 'size', 'maxSize', 'signature']);
+/** An upload URL carries either the exact size or the limit, as it was signed with one of them. */
+const UPLOAD_PARAMETERS_WITH_SIZE = new Set(['expires', 'contentType', 'size', 'signature']);
+const UPLOAD_PARAMETERS_WITH_LIMIT = new Set(['expires', 'contentType', 'maxSize', 'signature']);
 const DOWNLOAD_PARAMETERS = new Set(['expires', 'fileName', 'signature']);
 
 /** Signed fields of an upload: the exact size when one was declared, otherwise the limit. */
@@ -47,7 +49,8 @@ export function createUrlSigner(secret: string, now: () => number) {
     signUpload: (key: string, grant: UploadGrant) => sign(uploadFields(key, grant)),
     signDownload: (key: string, grant: DownloadGrant) => sign(downloadFields(key, grant)),
     /** `grant`: the URL's whole query, unknown parameters included. */
-    checkUpload: (key: string, grant: UploadGrant) => check(uploadFields(key, grant), grant, UPLOAD_PARAMETERS),
+    checkUpload: (key: string, grant: UploadGrant) =>
+      check(uploadFields(key, grant), grant, grant.size !== undefined ? UPLOAD_PARAMETERS_WITH_SIZE : UPLOAD_PARAMETERS_WITH_LIMIT),
     checkDownload: (key: string, grant: DownloadGrant) => check(downloadFields(key, grant), grant, DOWNLOAD_PARAMETERS),
   };
 }
