@@ -164,7 +164,8 @@ export const envSchema = z.object({
 
   // Operations (README "Operations").
   /** When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>`. */
-  METRICS_TOKEN: z.string().min(16).optional(),
+  // Presented as a bearer credential, which cannot hold whitespace.
+  METRICS_TOKEN: z.string().min(16).regex(/^\S+$/, 'must not contain whitespace').optional(),
   /** The export worker process (`npm run worker`) serves /metrics and the health endpoints on this port; unset: none. */
   WORKER_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   /** A Unix socket serving the health endpoints to the container's own probe (the image sets it). */

@@ -86,3 +86,10 @@ describe('production configuration', () => {
     }
   });
 });
+
+describe('METRICS_TOKEN', () => {
+  it('refuses whitespace, which a bearer credential cannot carry (the token could never be presented)', () => {
+    expect(refusal({ ...production(), METRICS_TOKEN: 'a metrics token with spaces' })).toMatch(/METRICS_TOKEN.*must not contain whitespace/s);
+    expect(loadConfig({ ...production(), METRICS_TOKEN: 'a-metrics-token-without-spaces' }).operations.metricsToken).toBe('a-metrics-token-without-spaces');
+  });
+});
