@@ -56,7 +56,8 @@ function errorStatuses(operation: Operation, method: string): number[] {
   const hasInput = hasBody || (operation.parameters?.length ?? 0) > 0;
   const writes = method === 'post' || method === 'put' || method === 'patch';
   const statuses = [500, 503];
-  if (hasInput) statuses.push(400);
+  // A write validates whatever body comes, also where it expects none (src/plugins/json-body.ts).
+  if (hasInput || (method !== 'get' && method !== 'head')) statuses.push(400);
   if (!isPublic) statuses.push(401, 403, 404);
   else if (method !== 'get' && method !== 'head') statuses.push(403);
   if (writes) statuses.push(409);
