@@ -55,13 +55,13 @@ const underlying = (e: unknown): unknown => (e as { cause?: unknown }).cause ?? 
  * so that it is 503 (CONTRACT §2) and not 500. Every other query error keeps its own answer.
  * - Node's socket errors (pg, and the adapter's pass-through).
  * - PostgreSQL SQLSTATEs, from pg (`code`) or inside Prisma's adapter error (`originalCode`):
- *   class 08 connection exceptions, 53300 too many connections, 57P01–57P03 shutdowns and
+ *   class 08 connection exceptions (not 08P01, a protocol violation: a bug, not an outage), 53300 too many connections, 57P01–57P03 shutdowns and
  *   "cannot connect now", 3D000 no such database, 28000/28P01 authentication refused at connect.
  * - @prisma/adapter-pg's kinds for those (`cause.kind`), and the codes Prisma gives them (P1xxx, P2037).
  */
 const UNAVAILABLE_CODES = new Set([
   ...['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN'],
-  ...['08000', '08003', '08006', '08001', '08004', '08P01', '53300', '57P01', '57P02', '57P03', '3D000', '28000', '28P01'],
+  ...['08000', '08003', '08006', '08001', '08004', '53300', '57P01', '57P02', '57P03', '3D000', '28000', '28P01'],
   ...['P1000', 'P1001', 'P1003', 'P1008', 'P1010', 'P1017', 'P2037'],
 ]);
 const UNAVAILABLE_KINDS = new Set([
@@ -78,7 +78,8 @@ const UNAVAILABLE_MESSAGE = /Connection terminated|connect ECONNREFUSED|timeout 
 /**
  * 55000 (object not in prerequisite state) is also raised by ordinary statements (ERROR); at
  * connect it is the database refusing connections (ALLOW_CONNECTIONS false): FATAL, with this
- * message (the severity still tells when the server's messages are translated).
+ * message. Both are in the server's language (pg reports the localized severity): a server with
+ * translated messages is not recognized here, and such a refusal stays a 500.
  */
 const NOT_ACCEPTING = /not (currently )?accepting connections/i;
 
