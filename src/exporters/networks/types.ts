@@ -57,7 +57,7 @@ export interface ArtifactScript {
   module: boolean;
 }
 
-export function scriptsOf({ files, entryPath }: ArtifactFiles, entry: Document): ArtifactScript[] {
+export function artifactScripts({ files, entryPath }: ArtifactFiles, entry: Document): ArtifactScript[] {
   const scripts: ArtifactScript[] = [];
   for (const element of elements(entry)) {
     for (const { name, value } of element.attrs) {
@@ -80,7 +80,7 @@ export interface ArtifactStyle {
   context: 'stylesheet' | 'declarationList';
 }
 
-export function stylesOf({ files, entryPath }: ArtifactFiles, entry: Document): ArtifactStyle[] {
+export function artifactStyles({ files, entryPath }: ArtifactFiles, entry: Document): ArtifactStyle[] {
   const styles: ArtifactStyle[] = [];
   for (const element of elements(entry)) {
     const style = attr(element, 'style');
@@ -93,5 +93,5 @@ export function stylesOf({ files, entryPath }: ArtifactFiles, entry: Document): 
 
 /** A check that fails with `problem` when any script of the artifact matches `pattern`. */
 export function forbidInScripts(pattern: RegExp, problem: string): NonNullable<NetworkExporter['check']> {
-  return (artifact, entry) => (scriptsOf(artifact, entry).some((script) => pattern.test(script.text)) ? [problem] : []);
+  return (artifact, entry) => (artifactScripts(artifact, entry).some((script) => pattern.test(script.text)) ? [problem] : []);
 }

@@ -1,7 +1,7 @@
 import * as csstree from 'css-tree';
 import type { Document } from '../html.js';
 import { isDot, isName, tokensOf, tokTypes } from '../js-tokens.js';
-import { type ArtifactFiles, type NetworkExporter, scriptsOf, startAtOnceBridge, stylesOf } from './types.js';
+import { type ArtifactFiles, type NetworkExporter, artifactScripts, startAtOnceBridge, artifactStyles } from './types.js';
 
 /**
  * Vungle forbids vw and vh in CSS. vmin and vmax, and CSS Values 4's small/large/dynamic and
@@ -12,7 +12,7 @@ const VIEWPORT_UNIT = /^[sld]?v(w|h|i|b|min|max)$/i;
 
 /** Where the artifact's CSS uses a viewport unit, with the lengths found: `style.css (100vw, 100vh)`. */
 function viewportUnits(artifact: ArtifactFiles, entry: Document): string[] {
-  return stylesOf(artifact, entry).flatMap(({ where, css, context }) => {
+  return artifactStyles(artifact, entry).flatMap(({ where, css, context }) => {
     const lengths: string[] = [];
     csstree.walk(csstree.parse(css, { context }), (node) => {
       if (node.type === 'Dimension' && VIEWPORT_UNIT.test(node.unit)) lengths.push(`${node.value}${node.unit}`);
@@ -26,7 +26,7 @@ function viewportUnits(artifact: ArtifactFiles, entry: Document): string[] {
  * as tokens so that the words in a comment or a string do not count.
  */
 function reloadingScripts(artifact: ArtifactFiles, entry: Document): string[] {
-  const found = scriptsOf(artifact, entry).filter(({ text, module }) => {
+  const found = artifactScripts(artifact, entry).filter(({ text, module }) => {
     if (!text.includes('reload')) return false;
     const tokens = tokensOf(text, module);
     return tokens.some(
