@@ -43,7 +43,6 @@ export function createPreviewService({ db, links, now = Date.now }: PreviewServi
           { in: 'path', path: 'id', message: `export status is ${exported.status}, not succeeded` },
         ]);
       }
-      // Whole seconds: the URL carries the expiry as Unix seconds.
       // Whole seconds (the link carries them), rounded up: a link never lives less than asked.
       const expiresAtSeconds = Math.ceil(now() / 1000) + (input?.expiresInSeconds ?? PREVIEW_TTL.default);
       const preview = await db.preview.create({

@@ -48,7 +48,6 @@ export function postMessage(target: WebhookTarget, headers: Record<string, strin
       agent: false,
       // SNI and the certificate check use the URL's host name (an IP address in the URL is checked as such).
       ...(url.protocol === 'https:' && !isIP(url.hostname.replace(/^\[(.*)\]$/, '$1')) ? { servername: url.hostname } : {}),
-      ...(url.username ? { auth: `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` } : {}),
       headers: {
         host: url.host,
         'content-type': 'application/json',
