@@ -17,6 +17,12 @@ export function detailLabel(detail: Pick<ErrorDetail, 'in' | 'path'>): string {
   return detail.path ? `${root}.${detail.path}` : root;
 }
 
+/** The message of a detail that names a field the request may not send. */
+export const UNKNOWN_FIELD = 'is an unknown field';
+
+/** A 400's message, naming its first detail: `Invalid request: body.name: is too long`. */
+export const invalidRequestMessage = (detail: ErrorDetail): string => `Invalid request: ${detailLabel(detail)}: ${detail.message}`;
+
 export class AppError extends Error {
   constructor(
     readonly statusCode: number,
@@ -32,6 +38,11 @@ export class AppError extends Error {
 export class ValidationError extends AppError {
   constructor(message: string, details?: ErrorDetail[]) {
     super(400, 'VALIDATION_ERROR', message, details);
+  }
+
+  /** The 400 of these details, its message naming the first. */
+  static of(details: [ErrorDetail, ...ErrorDetail[]]): ValidationError {
+    return new ValidationError(invalidRequestMessage(details[0]), details);
   }
 }
 

@@ -119,7 +119,7 @@ const cursorParts = z.tuple([
 ]);
 
 function decodeCursor(raw: string, query: PageRequest, sortKinds: Record<string, SortValueKind>): Cursor {
-  const invalid = (message: string) => new ValidationError(`Invalid request: querystring.cursor: ${message}`, [{ in: 'query', path: 'cursor', message }]);
+  const invalid = (message: string) => ValidationError.of([{ in: 'query', path: 'cursor', message }]);
   let parts: unknown;
   try {
     parts = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));

@@ -5,7 +5,16 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { AppError, type ErrorDetail, type ErrorLocation, detailLabel, RateLimitError, ServiceUnavailableError } from '../errors.js';
+import {
+  AppError,
+  detailLabel,
+  type ErrorDetail,
+  type ErrorLocation,
+  invalidRequestMessage,
+  RateLimitError,
+  ServiceUnavailableError,
+  UNKNOWN_FIELD,
+} from '../errors.js';
 import { newRequestId, REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
 
 const CODE_BY_STATUS: Record<number, string> = {
@@ -109,11 +118,11 @@ function toResponse(error: FastifyError | Error, request: FastifyRequest): Error
       const path = issue.instancePath.split('/').filter(Boolean);
       // One detail per unknown field, at the field itself (zod reports them together, at their object).
       const unknownKeys = issue.keyword === 'unrecognized_keys' ? (issue.params as { keys?: string[] }).keys : undefined;
-      if (unknownKeys?.length) return unknownKeys.map((key) => ({ in: where, path: [...path, key].join('.'), message: 'is an unknown field' }));
+      if (unknownKeys?.length) return unknownKeys.map((key) => ({ in: where, path: [...path, key].join('.'), message: UNKNOWN_FIELD }));
       return [{ in: where, path: path.join('.'), message: issue.message ?? 'is invalid' }];
     });
     const first = details[0];
-    return errorBody(400, first ? `Invalid request: ${detailLabel(first)}: ${first.message}` : `Invalid ${detailLabel({ in: where, path: '' })}`, details);
+    return errorBody(400, first ? invalidRequestMessage(first) : `Invalid ${detailLabel({ in: where, path: '' })}`, details);
   }
 
   const known = 'code' in error && typeof error.code === 'string' ? FASTIFY_ERRORS[error.code] : undefined;

@@ -3,7 +3,7 @@
 // CONTRACT §8: JSON nested deeper than 64 levels is 400 too. Nothing here walks untrusted input
 // recursively: the text is scanned once, front to back, before it is parsed.
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { detailLabel, UnsupportedMediaTypeError, ValidationError } from '../errors.js';
+import { type ErrorDetail, UNKNOWN_FIELD, UnsupportedMediaTypeError, ValidationError } from '../errors.js';
 
 export const MAX_JSON_DEPTH = 64;
 
@@ -69,8 +69,7 @@ function rejectNulCharacters(request: FastifyRequest, _reply: FastifyReply, done
   const inQuery = inBody === null && request.url.includes('%00') ? pathOfNul(request.query) : null;
   const found = inBody !== null ? { in: 'body' as const, path: inBody } : inQuery !== null ? { in: 'query' as const, path: inQuery } : null;
   if (found) {
-    const message = 'must not contain the NUL character';
-    return done(new ValidationError(`Invalid request: ${detailLabel(found)}: ${message}`, [{ ...found, message }]));
+    return done(ValidationError.of([{ ...found, message: 'must not contain the NUL character' }]));
   }
   done();
 }
@@ -82,13 +81,11 @@ function rejectNulCharacters(request: FastifyRequest, _reply: FastifyReply, done
 function rejectUnexpectedBody(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   const { body } = request;
   if (body === undefined || body === null) return done();
-  const isObject = typeof body === 'object' && !Array.isArray(body);
-  const fields = isObject ? Object.keys(body) : [];
-  if (isObject && fields.length === 0) return done();
-  const details = isObject
-    ? fields.map((path) => ({ in: 'body' as const, path, message: 'is an unknown field' }))
-    : [{ in: 'body' as const, path: '', message: 'this endpoint takes no body' }];
-  done(new ValidationError(`Invalid request: ${detailLabel(details[0]!)}: ${details[0]!.message}`, details));
+  if (typeof body !== 'object' || Array.isArray(body)) return done(ValidationError.of([{ in: 'body', path: '', message: 'this endpoint takes no body' }]));
+  const [first, ...others] = Object.keys(body);
+  if (first === undefined) return done();
+  const unknown = (path: string): ErrorDetail => ({ in: 'body', path, message: UNKNOWN_FIELD });
+  done(ValidationError.of([unknown(first), ...others.map(unknown)]));
 }
 
 export function registerJsonBodyParsing(app: FastifyInstance): void {
