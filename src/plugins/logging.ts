@@ -38,6 +38,11 @@ export function redactUrl(url: string): string {
 
 /** Fastify's request serializer, with the URL redacted. */
 export const logSerializers = {
+  // pg attaches its whole client (connection state, type parsers) to its errors: pool, queue.
+  err: (error: Error) => {
+    const { client: _client, ...fields } = pino.stdSerializers.err(error) as ReturnType<typeof pino.stdSerializers.err> & { client?: unknown };
+    return fields;
+  },
   req: (request: FastifyRequest) => ({
     method: request.method,
     url: redactUrl(request.url),

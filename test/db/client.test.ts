@@ -1,8 +1,10 @@
 // The shared pg.Pool of src/db/client.ts: an idle connection that fails is logged, not fatal,
-// and the line holds the error alone (pg attaches its whole client object to it).
+// and the line holds the error alone (pg attaches its whole client object to it; the logger's
+// err serializer drops it).
 import { inject, afterAll, expect, it } from 'vitest';
 import pg from 'pg';
 import { createDatabase } from '../../src/db/client.js';
+import { createLogger } from '../../src/plugins/logging.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 let database: TestDatabase;
@@ -11,7 +13,8 @@ afterAll(async () => database?.drop());
 it("logs an idle connection's failure with its code and message, without pg's client", async () => {
   database = await createTestDatabase({ empty: true });
   const lines: Array<Record<string, unknown>> = [];
-  const db = createDatabase(database.url, 2, { warn: (fields: Record<string, unknown>) => void lines.push(fields) } as never);
+  const logger = createLogger('warn', { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const db = createDatabase(database.url, 2, logger);
   await db.pool.query('SELECT 1');
   const admin = new pg.Client({ connectionString: inject('databaseServerUrl') });
   await admin.connect();
