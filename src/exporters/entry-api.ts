@@ -6,7 +6,7 @@
 import { attr, elements, parseHtml, textOf } from './html.js';
 import { isDot, isName, type Token, tokensOf, tokTypes } from './js-tokens.js';
 import type { ENTRY_APIS } from './options.js';
-import { classifyReference, dataUrlScript, isContainerMraid } from './references.js';
+import { classifyReference, dataUrlScript, isClassicScriptType, isContainerMraid } from './references.js';
 import type { LoadedVariant } from './types.js';
 
 export type EntryApi = (typeof ENTRY_APIS)[number];
@@ -19,8 +19,6 @@ export interface EntryApiUsage {
   luna: boolean;
 }
 
-/** Script types a browser runs as JavaScript (absent or empty means classic JavaScript). */
-const JS_TYPES = new Set(['', 'module', 'text/javascript', 'application/javascript', 'text/ecmascript', 'application/ecmascript']);
 /** Substrings a script must contain to be worth tokenizing. */
 const HINTS = ['playable', 'mraid', 'Luna', 'luna:'];
 const GLOBAL_OBJECTS = new Set(['window', 'self', 'globalThis']);
@@ -41,8 +39,8 @@ function scriptsOf(variant: LoadedVariant): { scripts: Script[]; loadsMraid: boo
     for (const { name, value } of element.attrs) if (name.startsWith('on')) scripts.push({ text: value, module: false });
     if (element.tagName !== 'script') continue;
     const type = (attr(element, 'type') ?? '').trim().toLowerCase();
-    if (!JS_TYPES.has(type)) continue;
     const module = type === 'module';
+    if (!module && !isClassicScriptType(type)) continue;
     const src = attr(element, 'src');
     if (src === undefined) {
       scripts.push({ text: textOf(element), module });

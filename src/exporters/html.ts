@@ -73,11 +73,29 @@ export function removeElement(element: Element): void {
   tree.detachNode(element);
 }
 
-/** The document's <head> (parse5 always creates one). */
-export function headOf(document: Document): Element {
-  const head = elements(document).find((e) => e.tagName === 'head');
-  if (!head) throw new Error('parse5 produced a document without <head>');
-  return head;
+/** The document's <head> or <body> (parse5 always creates both). */
+function sectionOf(document: Document, tagName: 'head' | 'body'): Element {
+  const section = elements(document).find((e) => e.tagName === tagName);
+  if (!section) throw new Error(`parse5 produced a document without <${tagName}>`);
+  return section;
+}
+
+export const headOf = (document: Document): Element => sectionOf(document, 'head');
+
+/** Moves `nodes`, in their order, to the end of <body>. */
+export function appendToBody(document: Document, nodes: Element[]): void {
+  const body = sectionOf(document, 'body');
+  for (const node of nodes) {
+    tree.detachNode(node);
+    tree.appendChild(body, node);
+  }
+}
+
+/** Whether an element is part of the document itself, not of a <template>'s inert content. */
+export function inDocumentTree(element: Element): boolean {
+  let node: ParentNode | null = element.parentNode;
+  while (node && 'parentNode' in node) node = node.parentNode;
+  return node?.nodeName === '#document';
 }
 
 /** Inserts `nodes` at the start of <head>, after any charset declaration (which must come first). */

@@ -54,6 +54,12 @@ const JAVASCRIPT_TYPES = new Set([
   'text/x-javascript',
 ]);
 
+/** Whether a <script> of this `type` attribute is a classic script (HTML: absent, empty or a JavaScript MIME type). */
+export function isClassicScriptType(type: string | undefined): boolean {
+  const essence = type?.trim().toLowerCase();
+  return !essence || JAVASCRIPT_TYPES.has(essence);
+}
+
 /** Base64 as browsers read it (WHATWG "forgiving-base64 decode"); undefined where they would fail. */
 function forgivingBase64(text: string): Buffer | undefined {
   let data = text.replace(/[\t\n\f\r ]/g, '');

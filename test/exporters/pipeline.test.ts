@@ -111,6 +111,33 @@ describe('pipeline rules', () => {
     expect(minified).not.toContain('</script><b>');
   });
 
+  it('moves an inlined defer script to the end of <body>, in order, so it still runs after the document is parsed', async () => {
+    const game = sampleGame();
+    const html = game.entry.bytes.toString();
+    game.entry.bytes = Buffer.from(
+      html
+        .replace('<script src="js/game.js"></script>', '<script>var inBody = 1;</script>')
+        .replace(
+          '</head>',
+          '<script defer src="js/game.js"></script><script defer src="data:text/javascript,var%20second%20%3D%202%3B"></script>' +
+            '<script defer async src="data:text/javascript,var%20early%20%3D%203%3B"></script>' +
+            '<script type="module" defer src="data:text/javascript,var%20mod%20%3D%204%3B"></script>' +
+            '<template><script defer src="data:text/javascript,var%20never%20%3D%205%3B"></script></template></head>',
+        ),
+    );
+    const out = (await buildArtifact(input('applovin', game, SAMPLE_CONFIG, 'none'))).bytes.toString();
+    const body = out.slice(out.indexOf('<body>'));
+    const at = (text: string) => out.indexOf(text);
+    // Deferred classic scripts: last in <body>, in their order, without the attribute inline scripts ignore.
+    expect(body.trimEnd()).toMatch(/<script>\/\/ A tiny sample game[\s\S]*<\/script><script>var second = 2;<\/script><\/body><\/html>$/);
+    expect(at('var inBody = 1;')).toBeLessThan(at('// A tiny sample game'));
+    // async, module and <template> scripts stay where they were.
+    expect(at('var early = 3;')).toBeLessThan(at('<body>'));
+    expect(at('var mod = 4;')).toBeLessThan(at('<body>'));
+    expect(at('var never = 5;')).toBeLessThan(at('<body>'));
+    expect(at('<template><script defer="">var never = 5;</script></template>')).toBeGreaterThan(0);
+  });
+
   it('produces the same bytes twice (stable checksum)', async () => {
     const [a, b] = [await buildArtifact(input('snapchat')), await buildArtifact(input('snapchat'))];
     expect(a.checksum).toBe(b.checksum);

@@ -6,7 +6,7 @@ import { EXPORTERS } from '../networks/index.js';
 import type { NetworkRules } from '../rules.js';
 import type { AssetReport, ExportInput, LoadedVariant } from '../types.js';
 import { Placement } from './placement.js';
-import { failOnReferences, injectHead, rewriteElement } from './rewrite.js';
+import { deferredScripts, failOnReferences, injectHead, keepDeferredOrder, rewriteElement } from './rewrite.js';
 import { zip } from './zip.js';
 
 export interface Packaged {
@@ -39,7 +39,10 @@ export function packageArtifact(variant: LoadedVariant, input: ExportInput, rule
 
   const placement = new Placement(rules, variant.files);
   const document = parseHtml(variant.entry.bytes.toString('utf8'));
-  for (const element of elements(document)) rewriteElement(element, placement, rules);
+  const all = elements(document);
+  const deferred = deferredScripts(all);
+  for (const element of all) rewriteElement(element, placement, rules);
+  keepDeferredOrder(document, deferred);
   failOnReferences(placement, input.network, variant.entry.fileName);
 
   // Files the markup did not load stay reachable from scripts through window.playable.asset().

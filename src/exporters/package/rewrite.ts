@@ -1,8 +1,22 @@
 // The entry HTML's rewriting: every element's references pointed at the right bytes (inlined or
 // relinked through Placement), and the network's tags, mraid.js and the runtime put in <head>.
-import { attr, createElement, type Document, type Element, prependToHead, removeAttr, removeElement, replaceElement, setAttr, setText, textOf } from '../html.js';
+import {
+  appendToBody,
+  attr,
+  createElement,
+  type Document,
+  type Element,
+  inDocumentTree,
+  prependToHead,
+  removeAttr,
+  removeElement,
+  replaceElement,
+  setAttr,
+  setText,
+  textOf,
+} from '../html.js';
 import { EXPORTERS } from '../networks/index.js';
-import { classifyReference, dataUrlScript, isContainerMraid, resourceAttributes, rewriteSrcset } from '../references.js';
+import { classifyReference, dataUrlScript, isClassicScriptType, isContainerMraid, resourceAttributes, rewriteSrcset } from '../references.js';
 import type { Network, NetworkRules } from '../rules.js';
 import { runtimeScript } from '../runtime.js';
 import { type ExportInput, ExportFailure } from '../types.js';
@@ -57,6 +71,31 @@ export function rewriteElement(element: Element, placement: Placement, rules: Ne
   const style = attr(element, 'style');
   if (style !== undefined) setAttr(element, 'style', placement.css(style, 'declarationList'));
   if (tag === 'style') setText(element, styleText(placement.css(textOf(element), 'stylesheet')));
+}
+
+/** The classic scripts of the document that load a file after the document is parsed (`defer`, not `async`). */
+export function deferredScripts(elements: Element[]): Element[] {
+  return elements.filter(
+    (e) =>
+      e.tagName === 'script' &&
+      attr(e, 'src') !== undefined &&
+      attr(e, 'defer') !== undefined &&
+      attr(e, 'async') === undefined &&
+      isClassicScriptType(attr(e, 'type')) &&
+      inDocumentTree(e),
+  );
+}
+
+/**
+ * Script text runs where it stands and ignores `defer`, so the deferred scripts that were inlined
+ * move, in their order, to the end of <body>: they still run after everything else is parsed and
+ * before DOMContentLoaded, as the browser would have run the files. (A module script keeps its
+ * place: inline, it is deferred anyway. An `async` one runs at once, a time it could have run.)
+ */
+export function keepDeferredOrder(document: Document, deferred: Element[]): void {
+  const inlined = deferred.filter((e) => attr(e, 'src') === undefined && e.parentNode);
+  for (const element of inlined) removeAttr(element, 'defer');
+  appendToBody(document, inlined);
 }
 
 export function failOnReferences(placement: Placement, network: Network, entryName: string): void {

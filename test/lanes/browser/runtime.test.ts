@@ -104,6 +104,25 @@ describe('Vungle: download or complete, never both at once', () => {
   });
 });
 
+describe('a build that loads its script with defer in <head>', () => {
+  /** game.js moved to <head> as a deferred script, and reading the page's button as soon as it runs. */
+  const deferred = (game: Game) => {
+    game.entry.bytes = Buffer.from(
+      game.entry.bytes.toString().replace('<script src="js/game.js"></script>', '').replace('</head>', '<script defer src="js/game.js"></script></head>'),
+    );
+    withScript("document.getElementById('cta').setAttribute('data-deferred', 'ran');")(game);
+  };
+
+  it('runs after the page is parsed, inlined (AppLovin) or as a file of the ZIP (Google)', { timeout: 180_000 }, async () => {
+    const sample = await createSampleVariant(t, user, { name: 'Deferred', change: deferred });
+    for (const network of ['applovin', 'google'] as const) {
+      const exported = await finished(await exportVariant(sample.variant.id, network));
+      expect(exported.status, `${network}: ${exported.error}`).toBe('succeeded');
+      expect(exported.report.runtime, network).toMatchObject({ status: 'passed', consoleErrors: [] });
+    }
+  });
+});
+
 describe('games that break', () => {
   it('fails each export naming the check and what it saw; validation "report" keeps the export', { timeout: 180_000 }, async () => {
     const [throwing, tracking, blank, noisy, loud, endless] = await Promise.all([
