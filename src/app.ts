@@ -35,7 +35,7 @@ import { connectRedis } from './lib/redis.js';
 import access from './plugins/access.js';
 import auth from './plugins/auth.js';
 import browserSecurity, { SECURITY_HEADERS } from './plugins/browser-security.js';
-import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './plugins/errors.js';
+import { clientErrorHandler, frameworkErrors, notFound, registerErrorHandling } from './plugins/errors.js';
 import https from './plugins/https.js';
 import { registerJsonBodyParsing } from './plugins/json-body.js';
 import { createLogger, deferredChildLogger } from './plugins/logging.js';
@@ -156,6 +156,8 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
       await api.register(auth, { config, db: deps.db });
       // The caller, its rate limit and its scope: one onRequest hook for every /api route.
       await api.register(access);
+      // Unknown /api routes pass the hook above too: counted in the standard tier (CONTRACT §7).
+      api.setNotFoundHandler(notFound);
       await api.register(healthRoutes, {
         db: deps.db,
         checks: { objectStore: () => store.check(), queue: () => queue.check() },
@@ -180,16 +182,22 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
       await api.register(webhookRoutes, { db: deps.db, config: config.webhooks, resolveHost });
       await api.register(previewRoutes, { previews });
       api.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
+      // The docs page and its files: public, in the standard tier like the rest of /api.
+      await api.register(async (docs) => {
+        docs.addHook('onRoute', (route) => {
+          route.config = { ...route.config, auth: 'public' };
+        });
+        await docs.register(swaggerUi, {
+          routePrefix: '/docs',
+          // The page's own CSP (its scripts and styles by hash), in place of the API's; without
+          // upgrade-insecure-requests, which would break the page on a plain-HTTP development server.
+          staticCSP: true,
+          transformStaticCSP: (header) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
+        });
+      });
     },
     { prefix: API_PREFIX },
   );
-  await app.register(swaggerUi, {
-    routePrefix: `${API_PREFIX}/docs`,
-    // The page's own CSP (its scripts and styles by hash), in place of the API's; without
-    // upgrade-insecure-requests, which would break the page on a plain-HTTP development server.
-    staticCSP: true,
-    transformStaticCSP: (header) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
-  });
   if (config.storage.sweepIntervalSeconds > 0) {
     const sweeper = startStorageSweeper({ db: deps.db, store, settings: config.storage, log: app.log, now: deps.now }, config.storage.sweepIntervalSeconds * 1000);
     app.addHook('onClose', () => sweeper.stop());

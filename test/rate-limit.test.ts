@@ -90,6 +90,26 @@ describe('standard tier (100 per minute, fixed window)', () => {
     expect(limitHeaders(await fromIp('203.0.113.8'))).toMatchObject({ limit: 100, remaining: 99 });
   });
 
+  it('counts unknown /api routes and the docs page like any other request: against the token, else per client IP', async () => {
+    const token = await t.createToken(alice, ['games:read']);
+    await t.as(token).get('/games');
+    const typo = await t.as(token).get('/gmaes');
+    expectError(typo, 404, 'RESOURCE_NOT_FOUND');
+    expect(limitHeaders(typo)).toMatchObject({ limit: 100, remaining: 98 });
+
+    const anonymous = (url: string, headers: Record<string, string> = {}) => t.inject({ method: 'GET', url, remoteAddress: '203.0.113.9', headers });
+    for (let i = 1; i <= 100; i++) {
+      // A refused credential on an unknown route is still a 404, counted against the address.
+      const res = i % 2 ? await anonymous('/api/nowhere', { authorization: 'Bearer pcs_not-a-real-token' }) : await anonymous('/api/docs');
+      expect(res.statusCode).toBe(i % 2 ? 404 : 200);
+      expect(limitHeaders(res)).toMatchObject({ limit: 100, remaining: 100 - i });
+    }
+    expectRateLimited(await anonymous('/api/nowhere'), 100);
+    expectRateLimited(await anonymous('/api/docs'), 100);
+    // The token's budget is its own.
+    expect(limitHeaders(await t.as(token).get('/games'))).toMatchObject({ limit: 100, remaining: 97 });
+  });
+
   it('does not limit the health endpoints', async () => {
     for (const url of ['/api/health', '/api/health/ready']) {
       const res = await t.inject({ method: 'GET', url });

@@ -15,9 +15,13 @@ function requiredScope(request: FastifyRequest, config: FastifyContextConfig): S
   return id?.toLowerCase() === caller.tokenId ? undefined : config.scope;
 }
 
+/** What an unknown /api route is treated as: any caller, the standard tier (CONTRACT §7: "everything not below"). */
+const UNKNOWN_ROUTE: FastifyContextConfig = {};
+
 function admitRequest(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  if (request.is404) return done();
-  const config = request.routeOptions.config;
+  // An unknown route is 404 whoever calls; its credentials only decide who it is counted against.
+  const unknownRoute = request.is404;
+  const config = unknownRoute ? UNKNOWN_ROUTE : request.routeOptions.config;
   const tier = config.rateLimitTier ?? 'standard';
   let refusal: unknown = null;
 
@@ -26,7 +30,7 @@ function admitRequest(app: FastifyInstance, request: FastifyRequest, reply: Fast
   // than our 401 — as when these checks were asynchronous throughout.
   const refuse = (error: Error) => process.nextTick(done, error);
   const checkScope = () => {
-    const error = refusal ?? missingScope(requiredScope(request, config), request.caller);
+    const error = unknownRoute ? null : (refusal ?? missingScope(requiredScope(request, config), request.caller));
     if (error) return refuse(error as Error);
     done();
   };

@@ -224,8 +224,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     return sendError(reply, body);
   });
-  app.setNotFoundHandler((request, reply) => {
-    const body = errorBody(404, `Route ${request.method} ${request.url.split('?')[0]} not found`);
-    return sendError(reply, body);
-  });
+  app.setNotFoundHandler(notFound);
+}
+
+/** The 404 of a URL no route matches; /api sets it again so that its hooks (rate limit) run for it. */
+export function notFound(request: FastifyRequest, reply: FastifyReply) {
+  const body = errorBody(404, `Route ${request.method} ${request.url.split('?')[0]} not found`);
+  return sendError(reply, body);
 }
