@@ -31,7 +31,8 @@ log = createLogger(config.logLevel);
 
 let databaseUrl = config.database.url;
 if (!databaseUrl) {
-  const embedded = await startEmbeddedPostgres({ directory: config.dataDir, port: config.database.embeddedPort }).catch(abort);
+  // Stopped by the signal handlers below, after the app; a terminal's Ctrl-C does not reach it.
+  const embedded = await startEmbeddedPostgres({ directory: config.dataDir, port: config.database.embeddedPort, ownProcessGroup: true }).catch(abort);
   stopEmbedded = embedded.stop;
   await ensureDatabase(embedded.serverUrl, EMBEDDED_DATABASE).catch(abort);
   databaseUrl = embedded.databaseUrl(EMBEDDED_DATABASE);

@@ -39,6 +39,13 @@ export async function startEmbeddedPostgres(options: {
   port: number;
   installation?: string;
   onLog?: (line: string) => void;
+  /**
+   * Run PostgreSQL in a process group of its own, so that a terminal's Ctrl-C (sent to the whole
+   * foreground group) reaches only this process, which then stops it after its app — not under the
+   * app's open connections. Only for a caller that stops it on its signals (src/server.ts);
+   * otherwise the signal is what stops it.
+   */
+  ownProcessGroup?: boolean;
 }): Promise<EmbeddedDatabase> {
   const { directory, port } = options;
   const user = await postgresUser();
@@ -60,7 +67,7 @@ export async function startEmbeddedPostgres(options: {
   const password = readOrCreatePassword(directory);
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await createCluster(installation, directory, password, user);
 
-  const server = await startPostgres(installation, dataDir, port, user, options.onLog ?? (() => {}));
+  const server = await startPostgres(installation, dataDir, port, user, options.onLog ?? (() => {}), options.ownProcessGroup);
   await settlePassword(port, password, directory).catch(async (error: unknown) => {
     await server.stop();
     throw error;

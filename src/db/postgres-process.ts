@@ -131,9 +131,10 @@ export async function startPostgres(
   port: number,
   user: PostgresUser | undefined,
   onLog: (line: string) => void,
+  ownProcessGroup = false,
 ): Promise<RunningPostgres> {
   const args = ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=localhost', '-c', 'unix_socket_directories='];
-  const child = spawn(path.join(installation, 'bin', 'postgres'), args, { ...user, env: CHILD_ENV, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(path.join(installation, 'bin', 'postgres'), args, { ...user, env: CHILD_ENV, stdio: ['ignore', 'ignore', 'pipe'], detached: ownProcessGroup });
   let output = '';
   let ready = false;
   await new Promise<void>((resolve, reject) => {

@@ -14,8 +14,11 @@ export interface ServerProcess {
   base: string;
   /** Everything it wrote, stdout and stderr. */
   output(): string;
-  /** Sends the signal and resolves with the exit code. */
-  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /**
+   * Sends the signal and resolves with the exit code. `group`: to the server's whole process group,
+   * as a terminal's Ctrl-C does (the server leads a group of its own).
+   */
+  stop(signal?: NodeJS.Signals, options?: { group?: boolean }): Promise<number | null>;
 }
 
 /**
@@ -32,6 +35,7 @@ export async function startServer(
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
@@ -52,8 +56,11 @@ export async function startServer(
     port,
     base,
     output: () => output,
-    stop(signal = 'SIGTERM') {
-      if (child.exitCode === null) child.kill(signal);
+    stop(signal = 'SIGTERM', { group = false } = {}) {
+      if (child.exitCode === null) {
+        if (group) process.kill(-child.pid!, signal);
+        else child.kill(signal);
+      }
       return exited;
     },
   };
