@@ -11,10 +11,9 @@ export interface ErrorDetail {
   message: string;
 }
 
-/** How a message names a detail's place, as Fastify names its parts: `body.name`, `querystring.limit`, `params.id`. */
+/** How a message names a detail's place, with the words of its `in`: `body.name`, `query.limit`, `path.id`. */
 export function detailLabel(detail: Pick<ErrorDetail, 'in' | 'path'>): string {
-  const root = { body: 'body', query: 'querystring', path: 'params', header: 'headers' }[detail.in];
-  return detail.path ? `${root}.${detail.path}` : root;
+  return detail.path ? `${detail.in}.${detail.path}` : detail.in;
 }
 
 /** The message of a detail that names a field the request may not send. */
