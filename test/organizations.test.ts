@@ -171,6 +171,33 @@ describe('organizationId resolution (CONTRACT §4)', () => {
     expectError(await t.as(token).get(`/games?organizationId=${other.organization.id}`), 404, 'RESOURCE_NOT_FOUND');
   });
 
+  it('takes it in the query of a create as well as in the body (SPEC §4); both, differing, is 400', async () => {
+    const user = await t.register();
+    const second = (await t.as(user).post('/organizations', { name: 'By query' })).json();
+    const query = `?organizationId=${second.id}`;
+    const game = await t.as(user).post(`/games${query}`, { name: 'Named in the query' });
+    expect(game.statusCode, game.body).toBe(201);
+    expect(game.json().organizationId).toBe(second.id);
+    const upload = await t.as(user).post(`/storage/urls${query}`, { fileName: 'logo.png', contentType: 'image/png' });
+    expect(upload.statusCode, upload.body).toBe(201);
+    expect((await t.as(user).get(`/assets/${upload.json().assetId}`)).json().organizationId).toBe(second.id);
+    const token = await t.as(user).post(`/tokens${query}`, { name: 'Named in the query', scopes: ['games:write'] });
+    expect(token.statusCode, token.body).toBe(201);
+    expect(token.json().organizationId).toBe(second.id);
+    // The same organization in both is fine.
+    expect((await t.as(user).post(`/games${query}`, { name: 'In both', organizationId: second.id })).statusCode).toBe(201);
+
+    const other = await t.register();
+    const bearer = await t.createToken(user, ['games:write'], { organizationId: user.organization.id });
+    const before = await t.rowCounts();
+    const differing = expectError(await t.as(user).post(`/games${query}`, { name: 'Which?', organizationId: user.organization.id }), 400, 'VALIDATION_ERROR');
+    expect(differing.details).toEqual([expect.objectContaining({ in: 'query', path: 'organizationId' })]);
+    // An API token naming another organization in the query: 404, as in the body.
+    expectError(await t.as(bearer).post(`/games?organizationId=${other.organization.id}`, { name: 'Theirs' }), 404, 'RESOURCE_NOT_FOUND');
+    expectError(await t.as(user).post(`/games?organizationId=${other.organization.id}`, { name: 'Theirs' }), 404, 'RESOURCE_NOT_FOUND');
+    expect(await t.rowCounts()).toEqual(before);
+  });
+
   it('answers 404 for an organization the caller is not in, or a malformed id', async () => {
     const user = await t.register();
     const other = await t.register();

@@ -59,7 +59,7 @@ describe('a cursor that does not fit the list', () => {
   const cursor = (parts: unknown[]) => Buffer.from(JSON.stringify(parts)).toString('base64url');
   const id = '00000000-0000-4000-8000-000000000000';
 
-  it('is refused with 400 naming the query\'s cursor, whatever is forged into it', async () => {
+  it("is refused with 400 naming the query's cursor, whatever is forged into it", async () => {
     await t.as(alice).post('/games', { name: 'Cursor target' });
     for (const [query, parts] of [
       ['', [2, 'createdAt', 'desc', { s: 'garbage' }, id]],

@@ -122,6 +122,14 @@ describe('subscriptions', () => {
     expect(await t.rowCounts()).toEqual(before);
   });
 
+  it('takes organizationId in the query too (SPEC §4)', async () => {
+    const owner = await t.register();
+    const second = (await t.as(owner).post('/organizations', { name: 'Hooks by query' })).json();
+    const res = await t.as(owner).post(`/webhooks?organizationId=${second.id}`, { url: 'http://127.0.0.1:9/hook', events: ['export.failed'] });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().organizationId).toBe(second.id);
+  });
+
   it('refuses bad bodies with 400, creating nothing', async () => {
     const owner = await t.register();
     const before = await t.rowCounts();

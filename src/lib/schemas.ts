@@ -26,6 +26,9 @@ export const errorBodySchema = z
 
 export const optionalOrganizationId = z.string().max(200).optional().describe("Organization; defaults to the API token's, or to a session user's only organization");
 
+/** The query of a create that takes `organizationId` in its body too: SPEC §4 lets it come in either. */
+export const organizationQuery = z.object({ organizationId: optionalOrganizationId });
+
 /** A list's `organizationId` (CONTRACT §4): one of the caller's organizations, or 404. */
 export const organizationFilter = z.string().max(200).optional().describe("Only this organization's rows (default: every organization of the caller)");
 

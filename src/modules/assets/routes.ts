@@ -3,8 +3,9 @@ import { z } from 'zod';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/client.js';
 import { envelopeSchema } from '../../lib/pagination.js';
-import { idParam } from '../../lib/schemas.js';
+import { idParam, organizationQuery } from '../../lib/schemas.js';
 import { callerOf } from '../../plugins/auth.js';
+import { requestedOrganizationId } from '../organizations/access.js';
 import type { ObjectStore } from '../../storage/types.js';
 import { assetSchema, assetWithDownloadSchema, createUploadBody, listAssetsQuery, uploadUrlSchema } from './schemas.js';
 import { createAssetService } from './service.js';
@@ -20,10 +21,12 @@ export const assetRoutes: FastifyPluginAsyncZod<{ db: Database; store: ObjectSto
       tags,
       operationId: 'createUploadUrl',
       summary: 'Step 1 of an upload: a pending asset and a pre-signed URL to PUT its bytes to',
+      querystring: organizationQuery,
       body: createUploadBody(config.storage.maxUploadBytes),
       response: { 201: uploadUrlSchema },
     },
-    handler: async (request, reply) => reply.code(201).send(await assets.createUpload(callerOf(request), request.body)),
+    handler: async (request, reply) =>
+      reply.code(201).send(await assets.createUpload(callerOf(request), { ...request.body, organizationId: requestedOrganizationId(request) })),
   });
 
   app.post('/assets/:id/complete', {

@@ -3,8 +3,9 @@ import { z } from 'zod';
 import type { Database } from '../../db/client.js';
 import type { ExportQueue } from '../../jobs/queue.js';
 import { cursorEnvelopeSchema } from '../../lib/pagination.js';
-import { idParam } from '../../lib/schemas.js';
+import { idParam, organizationQuery } from '../../lib/schemas.js';
 import { callerOf } from '../../plugins/auth.js';
+import { requestedOrganizationId } from '../organizations/access.js';
 import type { ObjectStore } from '../../storage/types.js';
 import { createGameBody, gameSchema, listGamesQuery, updateGameBody } from './schemas.js';
 import { createGameService } from './service.js';
@@ -22,8 +23,9 @@ export const gameRoutes: FastifyPluginAsyncZod<{ db: Database; store: ObjectStor
 
   app.post('/games', {
     config: { scope: 'games:write' },
-    schema: { tags, operationId: 'createGame', summary: 'Create a game', body: createGameBody, response: { 201: gameSchema } },
-    handler: async (request, reply) => reply.code(201).send(await games.create(callerOf(request), request.body)),
+    schema: { tags, operationId: 'createGame', summary: 'Create a game', querystring: organizationQuery, body: createGameBody, response: { 201: gameSchema } },
+    handler: async (request, reply) =>
+      reply.code(201).send(await games.create(callerOf(request), { ...request.body, organizationId: requestedOrganizationId(request) })),
   });
 
   app.get('/games/:id', {

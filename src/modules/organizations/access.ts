@@ -11,6 +11,19 @@ export function canSee(caller: Caller, organizationId: string): boolean {
   return caller.kind === 'token' ? caller.organizationId === organizationId : caller.roles.has(organizationId);
 }
 
+/**
+ * The organization a create names, in its body or in its query (SPEC §4: "passed as a query
+ * parameter or in the request body"): the same in both is fine, two different ones are a 400.
+ */
+export function requestedOrganizationId(request: { body: { organizationId?: string }; query: { organizationId?: string } }): string | undefined {
+  const inBody = request.body.organizationId;
+  const inQuery = request.query.organizationId;
+  if (inBody !== undefined && inQuery !== undefined && inBody !== inQuery) {
+    throw ValidationError.of([{ in: 'query', path: 'organizationId', message: "differs from the body's organizationId" }]);
+  }
+  return inBody ?? inQuery;
+}
+
 /** The organization a write goes to: the one asked for, or the caller's only one. */
 export function resolveOrganizationId(caller: Caller, requested: string | undefined): string {
   if (requested !== undefined) {

@@ -2,8 +2,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Database } from '../../db/client.js';
 import { envelopeSchema } from '../../lib/pagination.js';
-import { idParam } from '../../lib/schemas.js';
+import { idParam, organizationQuery } from '../../lib/schemas.js';
 import { callerOf } from '../../plugins/auth.js';
+import { requestedOrganizationId } from '../organizations/access.js';
 import { createdTokenSchema, createTokenBody, listedTokenSchema, listTokensQuery } from './schemas.js';
 import { createTokenService } from './service.js';
 
@@ -20,10 +21,12 @@ export const tokenRoutes: FastifyPluginAsyncZod<{ db: Database }> = async (app, 
       summary: 'Create an API token (the secret is returned only here)',
       description:
         'A session user must be owner or admin of the organization. An API token can only grant scopes it holds; the token it creates acts for the same user and expires no later than it.',
+      querystring: organizationQuery,
       body: createTokenBody,
       response: { 201: createdTokenSchema },
     },
-    handler: async (request, reply) => reply.code(201).send(await tokens.create(callerOf(request), request.body)),
+    handler: async (request, reply) =>
+      reply.code(201).send(await tokens.create(callerOf(request), { ...request.body, organizationId: requestedOrganizationId(request) })),
   });
 
   app.get('/tokens', {

@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { envelopeSchema } from '../../lib/pagination.js';
-import { idParam } from '../../lib/schemas.js';
+import { idParam, organizationQuery } from '../../lib/schemas.js';
 import { callerOf } from '../../plugins/auth.js';
+import { requestedOrganizationId } from '../organizations/access.js';
 import {
   createWebhookBody,
   createWebhookDescription,
@@ -26,10 +27,12 @@ export const webhookRoutes: FastifyPluginAsyncZod<WebhookServiceDeps> = async (a
       operationId: 'createWebhook',
       summary: 'Subscribe a URL to export events',
       description: createWebhookDescription,
+      querystring: organizationQuery,
       body: createWebhookBody,
       response: { 201: webhookCreatedSchema },
     },
-    handler: async (request, reply) => reply.code(201).send(await webhooks.create(callerOf(request), request.body)),
+    handler: async (request, reply) =>
+      reply.code(201).send(await webhooks.create(callerOf(request), { ...request.body, organizationId: requestedOrganizationId(request) })),
   });
 
   app.get('/webhooks', {
