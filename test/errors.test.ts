@@ -9,6 +9,8 @@ import { createPreviewLinks } from '../src/modules/previews/link.js';
 import { isDatabaseUnavailable } from '../src/plugins/errors.js';
 import { freePort } from './global-setup.js';
 import { createTestApp, expectError, type RegisteredUser, type TestApp, type TokenCaller } from './helpers/app.js';
+import { createSampleVariant } from './helpers/exports.js';
+import { SAMPLE_CONFIG } from './helpers/sample-game.js';
 
 /** Records the first argument of every line the app's requests log at `level`. */
 function recordLogLines(app: FastifyInstance, level: 'error' | 'warn', lines: unknown[]): void {
@@ -144,6 +146,26 @@ describe('error table (CONTRACT §2)', () => {
     });
     expect(expectError(nulDelete, 400, 'VALIDATION_ERROR').details?.[0]).toMatchObject({ in: 'body', path: 'x' });
     expect((await t.as(user).get(`/games/${game.id}`)).statusCode).toBe(200);
+  });
+
+  it('400 for a lone UTF-16 surrogate in a JSON body, in a value or a key (PostgreSQL refuses it in JSON, and would mangle it in text); a pair is kept', async () => {
+    const { variant } = await createSampleVariant(t, user, { name: 'Surrogates' });
+    const before = await t.rowCounts();
+    for (const [method, path, body, at] of [
+      ['PATCH', `/variants/${variant.id}`, { config: { title: 'x\ud83d' } }, 'config.title'],
+      ['PATCH', `/variants/${variant.id}`, { config: { '\udc00': 1 } }, 'config'],
+      ['POST', '/games', { name: 'half \ud800 a pair' }, 'name'],
+    ] as const) {
+      const res = await t.inject({ method, url: `/api${path}`, payload: JSON.stringify(body), headers: { ...user.headers, 'content-type': 'application/json' } });
+      expect(expectError(res, 400, 'VALIDATION_ERROR').details, path).toEqual([
+        { in: 'body', path: at, message: 'must be well-formed Unicode (it holds a lone surrogate)' },
+      ]);
+    }
+    expect(await t.rowCounts()).toEqual(before);
+    expect((await t.as(user).get(`/variants/${variant.id}`)).json().config).toEqual(SAMPLE_CONFIG);
+    const paired = await t.as(user).post('/games', { name: 'a pair \ud83d\ude00' });
+    expect(paired.statusCode, paired.body).toBe(201);
+    expect(paired.json().name).toBe('a pair 😀');
   });
 
   it('ignores a NUL in the query of a GET that reads no query: it reaches no query of ours', async () => {

@@ -14,44 +14,60 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACE = 0x7d;
 const CLOSE_BRACKET = 0x5d;
 
+/** An escape of a UTF-16 surrogate (`\uD800`–`\uDFFF`), once the backslash is behind. */
+const SURROGATE_ESCAPE = /^u[dD][89a-fA-F]/;
+
 /**
  * One pass over JSON text: whether objects and arrays nest deeper than `maxDepth` (brackets in
  * strings do not count), and whether a string holds an escaped NUL (`\u0000`; JSON allows no
- * raw control characters). Malformed text is left for the parser to refuse.
+ * raw control characters) or an escaped surrogate (the only way a lone one gets in: the body was
+ * decoded from UTF-8). Malformed text is left for the parser to refuse.
  */
-export function scanJson(text: string, maxDepth: number): { tooDeep: boolean; hasNul: boolean } {
+export function scanJson(text: string, maxDepth: number): { tooDeep: boolean; mayBeUnstorable: boolean } {
   let depth = 0;
   let inString = false;
-  let hasNul = false;
+  let mayBeUnstorable = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
       if (c === BACKSLASH) {
-        if (text.startsWith('u0000', i + 1)) hasNul = true;
+        if (!mayBeUnstorable && (text.startsWith('u0000', i + 1) || SURROGATE_ESCAPE.test(text.slice(i + 1, i + 4)))) mayBeUnstorable = true;
         i++; // the escaped character, whatever it is, cannot end the string
       } else if (c === QUOTE) inString = false;
     } else if (c === QUOTE) inString = true;
     else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      if (++depth > maxDepth) return { tooDeep: true, hasNul };
+      if (++depth > maxDepth) return { tooDeep: true, mayBeUnstorable };
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
   }
-  return { tooDeep: false, hasNul };
+  return { tooDeep: false, mayBeUnstorable };
+}
+
+/** A surrogate that is not half of a pair (with the u flag, a pair is one code point, not Cs). */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Why PostgreSQL cannot keep a string as sent: NUL in text and jsonb, a lone surrogate in jsonb (and text would get U+FFFD). */
+function unstorable(value: string): string | null {
+  if (value.includes('\u0000')) return 'must not contain the NUL character';
+  if (LONE_SURROGATE.test(value)) return 'must be well-formed Unicode (it holds a lone surrogate)';
+  return null;
 }
 
 /**
- * The path of the first string (or key) holding a NUL character in a parsed value (`''` for the
- * value itself or one of its own keys), or null. Breadth-first with a queue of its own: the depth
- * of the value costs no stack.
+ * The first string (or key) of a parsed value PostgreSQL could not store, with its path (`''` for
+ * the value itself or one of its own keys) and why, or null. Breadth-first with a queue of its
+ * own: the depth of the value costs no stack.
  */
-function pathOfNul(root: unknown): string | null {
+function findUnstorable(root: unknown): { path: string; message: string } | null {
   const queue: Array<[unknown, string]> = [[root, '']];
   for (let i = 0; i < queue.length; i++) {
     const [value, path] = queue[i]!;
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) return path;
+      const message = unstorable(value);
+      if (message) return { path, message };
     } else if (value && typeof value === 'object') {
       for (const [key, item] of Object.entries(value)) {
-        if (key.includes('\u0000')) return path;
+        const message = unstorable(key);
+        if (message) return { path, message };
         queue.push([item, path ? `${path}.${key}` : key]);
       }
     }
@@ -59,18 +75,17 @@ function pathOfNul(root: unknown): string | null {
   return null;
 }
 
-const hasNulMarker = Symbol('body has an escaped NUL');
+const mayBeUnstorableMarker = Symbol('body has an escaped NUL or surrogate');
 
-/** PostgreSQL text and jsonb cannot hold NUL, so such input is refused before it reaches a query. */
-function rejectNulCharacters(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  const inBody = (request as { [hasNulMarker]?: boolean })[hasNulMarker] ? pathOfNul(request.body) : null;
+/** What PostgreSQL cannot store (NUL, lone surrogates) is refused before it reaches a query. */
+function rejectUnstorableStrings(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  const inBody = (request as { [mayBeUnstorableMarker]?: boolean })[mayBeUnstorableMarker] ? findUnstorable(request.body) : null;
   // A NUL can only reach the parsed query percent-encoded (Node refuses a raw one in the URL):
-  // without `%00` in the URL there is nothing to walk.
-  const inQuery = inBody === null && request.url.includes('%00') ? pathOfNul(request.query) : null;
-  const found = inBody !== null ? { in: 'body' as const, path: inBody } : inQuery !== null ? { in: 'query' as const, path: inQuery } : null;
-  if (found) {
-    return done(ValidationError.of([{ ...found, message: 'must not contain the NUL character' }]));
-  }
+  // without `%00` in the URL there is nothing to walk. (A percent-encoded surrogate is not UTF-8:
+  // the query parser makes it U+FFFD.)
+  const inQuery = inBody === null && request.url.includes('%00') ? findUnstorable(request.query) : null;
+  if (inBody) return done(ValidationError.of([{ in: 'body', ...inBody }]));
+  if (inQuery) return done(ValidationError.of([{ in: 'query', ...inQuery }]));
   done();
 }
 
@@ -101,9 +116,9 @@ export function registerJsonBodyParsing(app: FastifyInstance): void {
     // Many clients send `Content-Type: application/json` on every request, also on a DELETE or a
     // POST without a body: an empty body is "no body", not malformed JSON.
     if (text.length === 0) return done(null, undefined);
-    const { tooDeep, hasNul } = scanJson(text, MAX_JSON_DEPTH);
+    const { tooDeep, mayBeUnstorable } = scanJson(text, MAX_JSON_DEPTH);
     if (tooDeep) return done(new ValidationError(`Invalid request: the JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`), undefined);
-    if (hasNul) (request as { [hasNulMarker]?: boolean })[hasNulMarker] = true;
+    if (mayBeUnstorable) (request as { [mayBeUnstorableMarker]?: boolean })[mayBeUnstorableMarker] = true;
     return parseJson(request, text, done);
   });
   // On the routes that read a body or a parsed query: a GET or HEAD without a querystring schema
@@ -113,6 +128,6 @@ export function registerJsonBodyParsing(app: FastifyInstance): void {
     if (!readsBody && !route.schema?.querystring) return;
     const own = route.preValidation ?? [];
     const takesNoBody = readsBody && !route.schema?.body ? [rejectUnexpectedBody] : [];
-    route.preValidation = [rejectNulCharacters, ...takesNoBody, ...(Array.isArray(own) ? own : [own])];
+    route.preValidation = [rejectUnstorableStrings, ...takesNoBody, ...(Array.isArray(own) ? own : [own])];
   });
 }
