@@ -55,13 +55,15 @@ function errorStatuses(operation: Operation, method: string): number[] {
   const hasBody = operation.requestBody !== undefined;
   const hasInput = hasBody || (operation.parameters?.length ?? 0) > 0;
   const writes = method === 'post' || method === 'put' || method === 'patch';
+  // Anything but a GET or HEAD reads whatever body comes, also where it expects none
+  // (src/plugins/json-body.ts): it may be malformed, too large or not JSON.
+  const readsBody = method !== 'get' && method !== 'head';
   const statuses = [500, 503];
-  // A write validates whatever body comes, also where it expects none (src/plugins/json-body.ts).
-  if (hasInput || (method !== 'get' && method !== 'head')) statuses.push(400);
+  if (hasInput || readsBody) statuses.push(400);
   if (!isPublic) statuses.push(401, 403, 404);
-  else if (method !== 'get' && method !== 'head') statuses.push(403);
+  else if (readsBody) statuses.push(403);
   if (writes) statuses.push(409);
-  if (hasBody) statuses.push(413, 415);
+  if (readsBody) statuses.push(413, 415);
   if (operation['x-rate-limit-tier'] !== 'none') statuses.push(429);
   const { add = [], omit = [] } = operation[ERRORS_KEY] ?? {};
   return [...new Set([...statuses, ...add])].filter((status) => !omit.includes(status)).sort();
