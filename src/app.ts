@@ -14,6 +14,7 @@ import { ServiceUnavailableError, ValidationError } from './errors.js';
 import { authRoutes } from './modules/auth/routes.js';
 import { gameRoutes } from './modules/games/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
+import { unconfiguredOidcRoutes } from './modules/oidc/unconfigured-routes.js';
 import { organizationRoutes } from './modules/organizations/routes.js';
 import { assetRoutes } from './modules/assets/routes.js';
 import { assetStatusByKey } from './modules/assets/service.js';
@@ -166,6 +167,7 @@ export async function buildApp(config: Config, deps: AppDependencies): Promise<F
       await api.register(authRoutes, { db: deps.db, config });
       // Loaded only when configured: openid-client is of no use otherwise.
       if (config.oidc) await api.register((await import('./modules/oidc/routes.js')).oidcRoutes, { db: deps.db, config, oidc: config.oidc });
+      else await api.register(unconfiguredOidcRoutes);
       await api.register(organizationRoutes, { db: deps.db, storageQuotaBytes: config.storage.orgQuotaBytes });
       await api.register(tokenRoutes, { db: deps.db });
       await api.register(gameRoutes, { db: deps.db, store, queue });

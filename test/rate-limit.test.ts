@@ -189,6 +189,14 @@ describe('sensitive tier (20 per minute, sliding window)', () => {
     expect(registered.statusCode).toBe(201);
     expect(limitHeaders(registered)).toMatchObject({ limit: 20, remaining: 19 });
   });
+
+  it('counts /auth/oidc/* there even where OpenID Connect is not configured (its 404)', async () => {
+    for (const [i, url] of ['/api/auth/oidc/login', '/api/auth/oidc/callback?code=x&state=y'].entries()) {
+      const res = await t.inject({ method: 'GET', url, remoteAddress: '198.51.100.77' });
+      expectError(res, 404, 'RESOURCE_NOT_FOUND');
+      expect(limitHeaders(res)).toMatchObject({ limit: 20, remaining: 19 - i });
+    }
+  });
 });
 
 describe('export tier (10 per 5 minutes, fixed window)', () => {
