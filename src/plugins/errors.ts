@@ -29,7 +29,6 @@ const CODE_BY_STATUS: Record<number, string> = {
   413: 'PAYLOAD_TOO_LARGE',
   415: 'UNSUPPORTED_MEDIA_TYPE',
   429: 'RATE_LIMIT_EXCEEDED',
-  431: 'REQUEST_HEADER_FIELDS_TOO_LARGE',
   500: 'INTERNAL_SERVER_ERROR',
   503: 'SERVICE_UNAVAILABLE',
 };
@@ -158,7 +157,8 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
 
 /** Node's own refusals that say more than "bad request", by error code (as Node answers them itself). */
 const CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
-  HPE_HEADER_OVERFLOW: { status: 431, message: 'The request headers are too large' },
+  // 400, not 431: CONTRACT §8 has every request the parser refuses answered with a 400.
+  HPE_HEADER_OVERFLOW: { status: 400, message: 'The request headers are too large' },
   HPE_CHUNK_EXTENSIONS_OVERFLOW: { status: 413, message: 'The chunk extensions of the request body are too large' },
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, message: 'The request was not received in time' },
 };
