@@ -55,6 +55,10 @@ describe('with HTTPS enforcement on', () => {
     const error = await t.inject({ method: 'GET', url: '/api/games/nope', ...viaProxy, headers: { ...viaProxy.headers, ...alice.headers } });
     expect(error.statusCode).toBe(404);
     expect(error.headers['strict-transport-security']).toBeDefined();
+    // A scheme is case-insensitive (RFC 3986): a proxy's `HTTPS` is HTTPS.
+    const upper = await t.inject({ method: 'GET', url: '/api/health', remoteAddress: viaProxy.remoteAddress, headers: { 'x-forwarded-proto': 'HTTPS' } });
+    expect(upper.statusCode).toBe(200);
+    expect(upper.headers['strict-transport-security']).toBeDefined();
   });
 
   it('ignores X-Forwarded-Proto from a client that is not a trusted proxy', async () => {

@@ -11,6 +11,7 @@ import type { Role, Session, User } from '../generated/prisma/client.js';
 import { isUuid } from '../lib/uuid.js';
 import { MANAGER_ROLES } from '../modules/organizations/access.js';
 import { hashTokenSecret, TOKEN_PREFIX } from '../modules/tokens/secret.js';
+import { isHttps } from './https.js';
 import { type ApiTokenGrant, findApiTokenGrant, recordApiTokenUse } from '../modules/tokens/service.js';
 import type { Scope } from './scopes.js';
 import { ApiTokenCache } from './token-cache.js';
@@ -129,7 +130,7 @@ async function authPlugin(app: FastifyInstance, opts: { config: Config; db: Data
   // `Secure` when the service is configured for HTTPS or this request came over it.
   const cookieOptionsFor = (reply: FastifyReply): SessionCookieOptions => ({
     ...cookieOptions,
-    secure: cookieOptions.secure || reply.request.protocol === 'https',
+    secure: cookieOptions.secure || isHttps(reply.request),
   });
 
   /** Issues a session JWT for the session row and puts it in the cookie. */

@@ -4,11 +4,14 @@
 // in clear). HTTPS responses carry Strict-Transport-Security. Requests on the health socket
 // (HEALTH_SOCKET: the container's own probe, src/modules/health/socket.ts) are not network
 // traffic and pass.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Config } from '../config.js';
 import { ForbiddenError } from '../errors.js';
 import { isHealthSocketRequest } from '../modules/health/socket.js';
+
+/** Whether the request came over HTTPS, on this socket or as a trusted proxy says (a scheme is case-insensitive). */
+export const isHttps = (request: FastifyRequest): boolean => request.protocol?.toLowerCase() === 'https';
 
 async function httpsPlugin(app: FastifyInstance, { config }: { config: Config }) {
   if (!config.http.httpsEnforced) return;
@@ -19,7 +22,7 @@ async function httpsPlugin(app: FastifyInstance, { config }: { config: Config })
 
   app.addHook('onRequest', async (request, reply) => {
     if (isHealthSocketRequest(request.raw)) return;
-    if (request.protocol === 'https') {
+    if (isHttps(request)) {
       reply.header('strict-transport-security', hsts);
       return;
     }
