@@ -143,6 +143,70 @@ describe('members', () => {
   });
 });
 
+describe("changing a member's role (PATCH /organizations/{id}/members/{userId})", () => {
+  /** An organization with an owner, an admin and a member. */
+  async function team() {
+    const owner = await t.register();
+    const [admin, member] = [await t.register(), await t.register()];
+    const organizationId = owner.organization.id;
+    await t.addMember(owner, organizationId, admin, 'admin');
+    await t.addMember(owner, organizationId, member, 'member');
+    const url = (user: RegisteredUser) => `/organizations/${organizationId}/members/${user.user.id}`;
+    return { owner, admin, member, organizationId, url };
+  }
+
+  it('lets owners change any role and admins those of admins and members, answering the member', async () => {
+    const { owner, admin, member, organizationId, url } = await team();
+    const promoted = await t.as(owner).patch(url(member), { role: 'admin' });
+    expect(promoted.statusCode, promoted.body).toBe(200);
+    expect(promoted.json()).toEqual({ userId: member.user.id, email: member.user.email, name: member.user.name, role: 'admin', createdAt: expect.any(String) });
+    expect((await t.as(admin).patch(url(member), { role: 'member' })).json().role).toBe('member');
+    expect((await membersOf(owner, organizationId)).find((m) => m.userId === member.user.id)?.role).toBe('member');
+
+    const outsider = await t.register();
+    const token = await t.createToken(owner, ['games:write'], { organizationId });
+    const before = await t.rowCounts();
+    const roles = await t.sql('SELECT user_id, role FROM memberships WHERE organization_id = $1 ORDER BY user_id', [organizationId]);
+    // Only an owner makes an owner or changes an owner's role; a member changes none.
+    expectError(await t.as(admin).patch(url(member), { role: 'owner' }), 403, 'INSUFFICIENT_PERMISSIONS');
+    expectError(await t.as(admin).patch(url(owner), { role: 'member' }), 403, 'INSUFFICIENT_PERMISSIONS');
+    expectError(await t.as(member).patch(url(admin), { role: 'member' }), 403, 'INSUFFICIENT_PERMISSIONS');
+    // Outsiders, unknown members and bad bodies.
+    expectError(await t.as(outsider).patch(url(member), { role: 'admin' }), 404, 'RESOURCE_NOT_FOUND');
+    expectError(await t.as(owner).patch(url(outsider), { role: 'admin' }), 404, 'RESOURCE_NOT_FOUND');
+    expectError(await t.as(owner).patch(`/organizations/${organizationId}/members/not-a-uuid`, { role: 'admin' }), 404, 'RESOURCE_NOT_FOUND');
+    expectError(await t.as(owner).patch(url(member), { role: 'boss' }), 400, 'VALIDATION_ERROR');
+    expectError(await t.as(owner).patch(url(member), { role: 'admin', extra: 1 }), 400, 'VALIDATION_ERROR');
+    expectError(await t.as(owner).patch(url(member), {}), 400, 'VALIDATION_ERROR');
+    // A browser session's business, like the other member endpoints.
+    expectError(await t.as(token).patch(url(member), { role: 'admin' }), 403, 'INSUFFICIENT_PERMISSIONS');
+    expect(await t.rowCounts()).toEqual(before);
+    expect(await t.sql('SELECT user_id, role FROM memberships WHERE organization_id = $1 ORDER BY user_id', [organizationId])).toEqual(roles);
+  });
+
+  it('never demotes the last owner (409); with two owners, one may demote the other or itself', async () => {
+    const { owner, admin, url } = await team();
+    expectError(await t.as(owner).patch(url(owner), { role: 'admin' }), 409, 'DUPLICATE_RESOURCE');
+    expect((await t.as(owner).patch(url(admin), { role: 'owner' })).statusCode).toBe(200);
+    expect((await t.as(admin).patch(url(owner), { role: 'member' })).json().role).toBe('member');
+    expectError(await t.as(admin).patch(url(admin), { role: 'member' }), 409, 'DUPLICATE_RESOURCE');
+  });
+
+  it('revokes the API tokens an owner or admin created there on demotion to member (CONTRACT §8)', async () => {
+    const { owner, admin, organizationId, url } = await team();
+    const token = await t.createToken(admin, ['games:read'], { organizationId });
+    expect((await t.as(token).get('/games')).statusCode).toBe(200);
+    // admin → owner → admin keeps the token; → member ends it, for good.
+    expect((await t.as(owner).patch(url(admin), { role: 'owner' })).statusCode).toBe(200);
+    expect((await t.as(owner).patch(url(admin), { role: 'admin' })).statusCode).toBe(200);
+    expect((await t.as(token).get('/games')).statusCode).toBe(200);
+    expect((await t.as(owner).patch(url(admin), { role: 'member' })).statusCode).toBe(200);
+    expectError(await t.as(token).get('/games'), 401, 'AUTHENTICATION_REQUIRED');
+    expect((await t.as(owner).patch(url(admin), { role: 'admin' })).statusCode).toBe(200);
+    expectError(await t.as(token).get('/games'), 401, 'AUTHENTICATION_REQUIRED');
+  });
+});
+
 describe('organizationId resolution (CONTRACT §4)', () => {
   it('defaults to the only organization of a session user', async () => {
     const user = await t.register();

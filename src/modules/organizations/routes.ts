@@ -6,6 +6,7 @@ import { idParam } from '../../lib/schemas.js';
 import { callerOf, sessionOf } from '../../plugins/auth.js';
 import {
   addMemberBody,
+  changeMemberBody,
   createOrganizationBody,
   listMembersQuery,
   listOrganizationsQuery,
@@ -79,6 +80,24 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ db: Database; storageQu
       response: { 201: memberSchema },
     },
     handler: async (request, reply) => reply.code(201).send(await organizations.addMember(sessionOf(request), request.params.id, request.body)),
+  });
+
+  app.patch('/organizations/:id/members/:userId', {
+    config: { auth: 'session' },
+    schema: {
+      tags,
+      operationId: 'changeMemberRole',
+      summary: "Change a member's role (owner or admin; only an owner makes or unmakes owners); never the last owner's",
+      description: 'A demotion to member revokes the API tokens the member created in the organization (they act for an owner or admin).',
+      params: memberParams,
+      body: changeMemberBody,
+      response: { 200: memberSchema },
+    },
+    handler: async (request) => {
+      const { member, revokedTokenIds } = await organizations.changeMemberRole(sessionOf(request), request.params.id, request.params.userId, request.body.role);
+      for (const id of revokedTokenIds) await app.forgetApiToken(id);
+      return member;
+    },
   });
 
   app.delete('/organizations/:id/members/:userId', {

@@ -29,5 +29,6 @@ export const memberSchema = z.object({
   createdAt: timestamp.describe('When the user joined the organization'),
 });
 export const addMemberBody = z.strictObject({ email, role: roleSchema });
+export const changeMemberBody = z.strictObject({ role: roleSchema });
 export const listMembersQuery = listQuery(['createdAt']);
 export const memberParams = z.object({ id: z.string().max(200), userId: z.string().max(200) });

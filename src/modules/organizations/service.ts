@@ -1,6 +1,6 @@
 import type { Database } from '../../db/client.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
-import type { Organization, Role } from '../../generated/prisma/client.js';
+import type { Organization, Prisma, Role } from '../../generated/prisma/client.js';
 import { envelope, type PageRequest, pageArgs } from '../../lib/pagination.js';
 import { iso } from '../../lib/schemas.js';
 import { uniqueOr409 } from '../../lib/unique.js';
@@ -16,6 +16,12 @@ const toOrganizationDto = (org: Organization, role: Role | null) => ({
   createdAt: iso(org.createdAt),
   updatedAt: iso(org.updatedAt),
 });
+
+/** The organization's owners, locked until the transaction ends: two concurrent changes cannot both leave it without one. */
+function lockedOwners(tx: Prisma.TransactionClient, organizationId: string) {
+  return tx.$queryRaw<Array<{ user_id: string }>>`
+    SELECT user_id FROM memberships WHERE organization_id = ${organizationId}::uuid AND role = 'owner' FOR UPDATE`;
+}
 
 export function createOrganizationService(db: Database, storageQuotaBytes: number) {
   const roleOf = (caller: Caller, organizationId: string) => (caller.kind === 'session' ? (caller.roles.get(organizationId) ?? null) : null);
@@ -90,6 +96,30 @@ export function createOrganizationService(db: Database, storageQuotaBytes: numbe
     },
 
     /**
+     * Owners and admins change roles; only an owner makes an owner or changes an owner's role,
+     * and the last owner stays one (409). A demotion to member revokes the API tokens the member
+     * created there (CONTRACT §8: a token acts for an owner or admin); returns the member and
+     * their ids, for the token caches to forget.
+     */
+    async changeMemberRole(caller: SessionCaller, organizationId: string, userId: string, role: Role) {
+      manageable(caller, organizationId);
+      assertId(userId, 'Member');
+      return db.$transaction(async (tx) => {
+        const owners = await lockedOwners(tx, organizationId);
+        const target = await tx.membership.findUnique({ where: { organizationId_userId: { organizationId, userId } }, include: { user: true } });
+        if (!target) throw new NotFoundError('Member');
+        if ((role === 'owner' || target.role === 'owner') && caller.roles.get(organizationId) !== 'owner') {
+          throw new ForbiddenError("Insufficient permissions. Required: role owner to make an owner or change an owner's role");
+        }
+        if (target.role === 'owner' && role !== 'owner' && owners.length <= 1) throw new ConflictError('The last owner of an organization must stay an owner');
+        const membership = await tx.membership.update({ where: { organizationId_userId: { organizationId, userId } }, data: { role } });
+        const revokedTokenIds = MANAGER_ROLES.includes(role) ? [] : await revokeTokensCreatedBy(tx, organizationId, userId);
+        const member = { userId, email: target.user.email, name: target.user.name, role: membership.role, createdAt: iso(membership.createdAt) };
+        return { member, revokedTokenIds };
+      });
+    },
+
+    /**
      * Owners and admins remove members (only owners remove owners); anyone may leave. The
      * tokens the member created there are revoked with the membership (CONTRACT §8); returns
      * their ids, for the token caches to forget.
@@ -100,9 +130,7 @@ export function createOrganizationService(db: Database, storageQuotaBytes: numbe
       if (userId !== caller.userId) requireRole(caller, organizationId, MANAGER_ROLES);
       assertId(userId, 'Member');
       return db.$transaction(async (tx) => {
-        // Lock the organization's owners so two concurrent removals cannot both pass the check.
-        const owners = await tx.$queryRaw<Array<{ user_id: string }>>`
-          SELECT user_id FROM memberships WHERE organization_id = ${organizationId}::uuid AND role = 'owner' FOR UPDATE`;
+        const owners = await lockedOwners(tx, organizationId);
         const target = await tx.membership.findUnique({ where: { organizationId_userId: { organizationId, userId } } });
         if (!target) throw new NotFoundError('Member');
         if (target.role === 'owner') {
