@@ -56,4 +56,11 @@ describe('logs', () => {
     expect(redactUrl('/api/games?page=2&sort=name')).toBe('/api/games?page=2&sort=name');
     expect(redactUrl('/uploads/x?expires=1&signature=abc&X-Amz-Signature=def')).toBe('/uploads/x?expires=1&signature=%5Bredacted%5D&X-Amz-Signature=%5Bredacted%5D');
   });
+
+  it("redact a preview link's signature, its secret, in the path (CONTRACT §11)", () => {
+    const id = '1f0c2a4e-1111-4222-8333-444455556666';
+    expect(redactUrl(`/previews/${id}.1764432000.kq3Fz_9-x`)).toBe(`/previews/${id}.1764432000.[redacted]`);
+    expect(redactUrl(`/previews/${id}.1764432000.kq3Fz_9-x/play/index.html?v=1`)).toBe(`/previews/${id}.1764432000.[redacted]/play/index.html?v=1`);
+    expect(redactUrl('/api/exports/x/previews')).toBe('/api/exports/x/previews');
+  });
 });

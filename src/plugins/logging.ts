@@ -2,7 +2,7 @@
 // Credentials never reach the logs. pino redacts these paths in every log line (headers, and
 // any logged object holding a password or a secret one level down); request URLs are logged
 // with the values of credential-like query parameters (OIDC code and state, signed-URL
-// signatures, tokens) replaced. Every line logged for a request carries its `reqId`
+// signatures, tokens) and a preview link's signature (in its path) replaced. Every line logged for a request carries its `reqId`
 // (X-Request-Id, src/plugins/request-id.ts).
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { type Bindings, type ChildLoggerOptions, type DestinationStream, type Level, type Logger, pino } from 'pino';
@@ -25,8 +25,12 @@ export const logRedaction = {
 
 const SECRET_QUERY_PARAMETER = /code|state|token|secret|signature|sig$|credential|password/i;
 
-/** The URL with the values of credential-like query parameters replaced. */
+/** A preview page's path, `/previews/<id>.<expires>.<signature>/…`: the signature is the link's secret. */
+const PREVIEW_SIGNATURE = /^(\/previews\/[^/.?]+\.[^/.?]+\.)[^/?]+/;
+
+/** The URL with the values of credential-like query parameters, and a preview link's signature, replaced. */
 export function redactUrl(url: string): string {
+  url = url.replace(PREVIEW_SIGNATURE, `$1${CENSOR}`);
   const query = url.indexOf('?');
   if (query < 0) return url;
   const params = new URLSearchParams(url.slice(query + 1));
