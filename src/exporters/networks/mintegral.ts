@@ -2,11 +2,13 @@ import type { NetworkExporter } from './types.js';
 
 /**
  * Mintegral's SDK calls window.gameStart / window.gameClose, which must exist, and expects
- * window.gameReady() once the game has loaded.
+ * window.gameReady() once the game has loaded. All three are defined (NETWORKS.md), each only
+ * where the container has not: its own gameReady, present before the ad runs, is kept and called.
  */
 export const mintegral: NetworkExporter = {
   network: 'mintegral',
   bridge: `(function () {
+    window.gameReady = window.gameReady || function () {};
     window.gameStart = window.gameStart || function () {};
     window.gameClose = window.gameClose || function () {};
     return {

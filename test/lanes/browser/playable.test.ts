@@ -12,7 +12,7 @@ import { launchChromium } from '../../helpers/chromium.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
 import { createSampleVariant, downloadArtifact, exportSampleGame, waitForExport } from '../../helpers/exports.js';
 import { photoPng } from '../../helpers/photo.js';
-import { SAMPLE_CONFIG } from '../../helpers/sample-game.js';
+import { artifactFiles, SAMPLE_CONFIG } from '../../helpers/sample-game.js';
 
 const ORIGIN = 'http://playable.test';
 
@@ -70,6 +70,38 @@ describe('an AppLovin export in Chromium', () => {
     // Only the page itself and the container's mraid.js: nothing else was loaded (data: URIs are not requests).
     expect(requests).toEqual([`${ORIGIN}/index.html`, `${ORIGIN}/mraid.js`]);
     expect(errors).toEqual([]);
+  });
+});
+
+describe('a Mintegral export in Chromium', () => {
+  it("defines gameReady, gameStart and gameClose when opened alone, and keeps and calls the container's own gameReady", async () => {
+    const { artifact } = await exportSampleGame(t, 'mintegral');
+    const files = artifactFiles(artifact);
+    const entry = [...files.keys()].find((name) => name.endsWith('.html'))!;
+    const open = async (containerScript?: string) => {
+      const page = await browser.newPage();
+      if (containerScript) await page.addInitScript(containerScript);
+      await page.route('**/*', (route) => {
+        const file = files.get(route.request().url().slice(`${ORIGIN}/`.length));
+        return file ? route.fulfill({ body: file, contentType: route.request().url().endsWith('.html') ? 'text/html' : undefined }) : route.abort();
+      });
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      await page.goto(`${ORIGIN}/${entry}`);
+      await page.waitForSelector('body[data-game-ready="true"]', { timeout: 10_000 });
+      return { page, errors };
+    };
+    const hooks = () => ['gameReady', 'gameStart', 'gameClose'].map((name) => typeof (globalThis as unknown as Record<string, unknown>)[name]);
+
+    const alone = await open();
+    expect(await alone.page.evaluate(hooks)).toEqual(['function', 'function', 'function']);
+    expect(alone.errors).toEqual([]);
+    await alone.page.close();
+
+    const contained = await open('window.readyCalls = 0; window.gameReady = function () { window.readyCalls++; };');
+    expect(await contained.page.evaluate(() => (globalThis as unknown as { readyCalls: number }).readyCalls)).toBe(1);
+    expect(contained.errors).toEqual([]);
+    await contained.page.close();
   });
 });
 
