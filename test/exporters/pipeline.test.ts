@@ -138,6 +138,11 @@ describe('pipeline rules', () => {
     expect(at('<template><script defer="">var never = 5;</script></template>')).toBeGreaterThan(0);
   });
 
+  it('names the file after the variant, accents dropped rather than turned into dashes', async () => {
+    const artifact = await buildArtifact({ ...input('applovin'), name: 'Été Sale/2 — Ölçü' });
+    expect(artifact.fileName).toBe('ete-sale-2-olcu-applovin.html');
+  });
+
   it('produces the same bytes twice (stable checksum)', async () => {
     const [a, b] = [await buildArtifact(input('snapchat')), await buildArtifact(input('snapchat'))];
     expect(a.checksum).toBe(b.checksum);

@@ -20,10 +20,11 @@ export interface Packaged {
   runtimeBytes: number;
 }
 
-/** The variant name as a file-name slug: `Summer Sale v2` → `summer-sale-v2`. */
+/** The variant name as a file-name slug: `Summer Sale v2` → `summer-sale-v2`, `Été` → `ete`. */
 export function fileSlug(name: string): string {
   const slug = name
     .normalize('NFKD')
+    .replace(/\p{M}/gu, '') // the accents NFKD split off their letters
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
