@@ -137,7 +137,8 @@ describe('members', () => {
     await t.addMember(a, a.organization.id, b, 'owner');
     const url = `/organizations/${a.organization.id}/members`;
     const results = await Promise.all([t.as(a).delete(`${url}/${b.user.id}`), t.as(b).delete(`${url}/${a.user.id}`)]);
-    expect(results.map((r) => r.statusCode).sort()).toEqual([204, 409]);
+    // The second to get the lock is no longer a member by then: 404, as for anyone outside.
+    expect(results.map((r) => r.statusCode).sort()).toEqual([204, 404]);
     const owners = await t.sql(`SELECT user_id FROM memberships WHERE organization_id = $1 AND role = 'owner'`, [a.organization.id]);
     expect(owners).toHaveLength(1);
   });
@@ -190,6 +191,18 @@ describe("changing a member's role (PATCH /organizations/{id}/members/{userId})"
     expect((await t.as(owner).patch(url(admin), { role: 'owner' })).statusCode).toBe(200);
     expect((await t.as(admin).patch(url(owner), { role: 'member' })).json().role).toBe('member');
     expectError(await t.as(admin).patch(url(admin), { role: 'member' }), 409, 'DUPLICATE_RESOURCE');
+  });
+
+  it('lets one of two owners demoting each other at once win; the other is no longer an owner by then (403)', async () => {
+    const [a, b, c] = [await t.register(), await t.register(), await t.register()];
+    const organizationId = a.organization.id;
+    await t.addMember(a, organizationId, b, 'owner');
+    await t.addMember(a, organizationId, c, 'owner');
+    const url = (user: RegisteredUser) => `/organizations/${organizationId}/members/${user.user.id}`;
+    const results = await Promise.all([t.as(a).patch(url(b), { role: 'member' }), t.as(b).patch(url(a), { role: 'member' })]);
+    expect(results.map((r) => r.statusCode).sort()).toEqual([200, 403]);
+    const owners = await t.sql(`SELECT user_id FROM memberships WHERE organization_id = $1 AND role = 'owner'`, [organizationId]);
+    expect(owners).toHaveLength(2);
   });
 
   it('revokes the API tokens an owner or admin created there on demotion to member (CONTRACT §8)', async () => {

@@ -3,7 +3,7 @@
 // - a session user reaches the organizations they are a member of;
 // - anything else is "not found", never "forbidden", so existence is not revealed.
 import { ForbiddenError, NotFoundError, ValidationError } from '../../errors.js';
-import type { Role } from '../../generated/prisma/client.js';
+import type { Prisma, Role } from '../../generated/prisma/client.js';
 import { isUuid } from '../../lib/uuid.js';
 import type { Caller } from '../../plugins/auth.js';
 
@@ -68,11 +68,24 @@ export function hasRole(caller: Caller, organizationId: string, roles: readonly 
   return role !== undefined && roles.includes(role);
 }
 
+/** A member's role must be one of `roles`: no role at all is 404 (not a member), another one 403. */
+export function assertRole(role: Role | null | undefined, roles: readonly Role[]): asserts role is Role {
+  if (!role) throw new NotFoundError('Organization');
+  if (!roles.includes(role)) throw new ForbiddenError(`Insufficient permissions. Required: role ${roles.join(' or ')} in the organization`);
+}
+
 /** Session users need one of `roles` in the organization (already known to be visible). */
 export function requireRole(caller: Caller, organizationId: string, roles: readonly Role[]): void {
-  if (caller.kind !== 'session') return;
-  if (!caller.roles.has(organizationId)) throw new NotFoundError('Organization');
-  if (!hasRole(caller, organizationId, roles)) {
-    throw new ForbiddenError(`Insufficient permissions. Required: role ${roles.join(' or ')} in the organization`);
-  }
+  if (caller.kind === 'session') assertRole(caller.roles.get(organizationId), roles);
+}
+
+/**
+ * A user's role as committed now, their membership locked until the transaction ends: a
+ * concurrent change of that role waits for it, or is seen by it. What a session's roles said
+ * when the request began may be stale by then (a demotion that committed meanwhile).
+ */
+export async function lockedRoleOf(tx: Pick<Prisma.TransactionClient, '$queryRaw'>, organizationId: string, userId: string): Promise<Role | null> {
+  const [row] = await tx.$queryRaw<Array<{ role: Role }>>`
+    SELECT role FROM memberships WHERE organization_id = ${organizationId}::uuid AND user_id = ${userId}::uuid FOR SHARE`;
+  return row?.role ?? null;
 }

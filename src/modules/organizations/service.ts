@@ -7,7 +7,7 @@ import { uniqueOr409 } from '../../lib/unique.js';
 import type { Caller, SessionCaller } from '../../plugins/auth.js';
 import { revokeTokensCreatedBy } from '../tokens/service.js';
 import { storageUsage } from '../assets/quota.js';
-import { assertId, canSee, MANAGER_ROLES, requireRole, visibleOrganizationIds } from './access.js';
+import { assertId, assertRole, canSee, lockedRoleOf, MANAGER_ROLES, requireRole, visibleOrganizationIds } from './access.js';
 
 const toOrganizationDto = (org: Organization, role: Role | null) => ({
   id: org.id,
@@ -106,15 +106,17 @@ export function createOrganizationService(db: Database, storageQuotaBytes: numbe
       assertId(userId, 'Member');
       return db.$transaction(async (tx) => {
         const owners = await lockedOwners(tx, organizationId);
+        const callerRole = await lockedRoleOf(tx, organizationId, caller.userId);
+        assertRole(callerRole, MANAGER_ROLES);
         const target = await tx.membership.findUnique({ where: { organizationId_userId: { organizationId, userId } }, include: { user: true } });
         if (!target) throw new NotFoundError('Member');
-        if ((role === 'owner' || target.role === 'owner') && caller.roles.get(organizationId) !== 'owner') {
+        if ((role === 'owner' || target.role === 'owner') && callerRole !== 'owner') {
           throw new ForbiddenError("Insufficient permissions. Required: role owner to make an owner or change an owner's role");
         }
         if (target.role === 'owner' && role !== 'owner' && owners.length <= 1) throw new ConflictError('The last owner of an organization must stay an owner');
         const membership = await tx.membership.update({ where: { organizationId_userId: { organizationId, userId } }, data: { role } });
         const revokedTokenIds = MANAGER_ROLES.includes(role) ? [] : await revokeTokensCreatedBy(tx, organizationId, userId);
-        const member = { userId, email: target.user.email, name: target.user.name, role: membership.role, createdAt: iso(membership.createdAt) };
+        const member = { userId: membership.userId, email: target.user.email, name: target.user.name, role: membership.role, createdAt: iso(membership.createdAt) };
         return { member, revokedTokenIds };
       });
     },
@@ -127,14 +129,17 @@ export function createOrganizationService(db: Database, storageQuotaBytes: numbe
     async removeMember(caller: SessionCaller, organizationId: string, userId: string): Promise<string[]> {
       assertId(organizationId, 'Organization');
       if (!caller.roles.has(organizationId)) throw new NotFoundError('Organization');
-      if (userId !== caller.userId) requireRole(caller, organizationId, MANAGER_ROLES);
+      const leaving = userId === caller.userId;
+      if (!leaving) requireRole(caller, organizationId, MANAGER_ROLES);
       assertId(userId, 'Member');
       return db.$transaction(async (tx) => {
         const owners = await lockedOwners(tx, organizationId);
+        const callerRole = await lockedRoleOf(tx, organizationId, caller.userId);
+        if (!leaving) assertRole(callerRole, MANAGER_ROLES);
         const target = await tx.membership.findUnique({ where: { organizationId_userId: { organizationId, userId } } });
         if (!target) throw new NotFoundError('Member');
         if (target.role === 'owner') {
-          if (userId !== caller.userId && caller.roles.get(organizationId) !== 'owner') {
+          if (!leaving && callerRole !== 'owner') {
             throw new ForbiddenError('Insufficient permissions. Required: role owner to remove an owner');
           }
           if (owners.length <= 1) throw new ConflictError('The last owner of an organization cannot be removed');

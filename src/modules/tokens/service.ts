@@ -3,9 +3,19 @@ import { AuthenticationError, MissingScopeError, NotFoundError } from '../../err
 import type { ApiToken, Prisma, Role } from '../../generated/prisma/client.js';
 import { envelope, type PageRequest, pageArgs } from '../../lib/pagination.js';
 import { iso, isoOrNull } from '../../lib/schemas.js';
-import type { Caller, TokenCaller } from '../../plugins/auth.js';
+import type { Caller, SessionCaller, TokenCaller } from '../../plugins/auth.js';
 import { grants, type Scope } from '../../plugins/scopes.js';
-import { assertId, assertVisible, hasRole, MANAGER_ROLES, requireRole, resolveOrganizationId, visibleOrganizationIds } from '../organizations/access.js';
+import {
+  assertId,
+  assertRole,
+  assertVisible,
+  hasRole,
+  lockedRoleOf,
+  MANAGER_ROLES,
+  requireRole,
+  resolveOrganizationId,
+  visibleOrganizationIds,
+} from '../organizations/access.js';
 import { descendsFrom, lockOrganizationTokens, revokeTree } from './lineage.js';
 import { newTokenSecret } from './secret.js';
 
@@ -79,11 +89,25 @@ export function createTokenService(db: Database) {
   async function createChild(caller: TokenCaller, data: Omit<Prisma.ApiTokenUncheckedCreateInput, 'createdById'>) {
     return db.$transaction(async (tx) => {
       await lockOrganizationTokens(tx, caller.organizationId);
+      // The creator is still an owner or admin now: a demotion committed meanwhile revoked the parent.
+      const creatorRole = await lockedRoleOf(tx, caller.organizationId, caller.createdById);
       const parent = await tx.apiToken.findUnique({ where: { id: caller.tokenId } });
+      if (!creatorRole || !MANAGER_ROLES.includes(creatorRole)) throw tokenRevoked();
       if (!parent || parent.revokedAt || (parent.expiresAt && parent.expiresAt <= new Date())) throw tokenRevoked();
       const requested = data.expiresAt ? new Date(data.expiresAt) : null;
       const expiresAt = parent.expiresAt && (!requested || requested > parent.expiresAt) ? parent.expiresAt : requested;
       return tx.apiToken.create({ data: { ...data, expiresAt, createdById: caller.createdById, parentTokenId: parent.id } });
+    });
+  }
+
+  /**
+   * A token made by a session user who is an owner or admin as committed now: one demoted
+   * meanwhile (whose tokens that demotion revoked) gets no new one (CONTRACT §8).
+   */
+  async function createForSession(caller: SessionCaller, data: Omit<Prisma.ApiTokenUncheckedCreateInput, 'createdById'>) {
+    return db.$transaction(async (tx) => {
+      assertRole(await lockedRoleOf(tx, data.organizationId, caller.userId), MANAGER_ROLES);
+      return tx.apiToken.create({ data: { ...data, createdById: caller.userId } });
     });
   }
 
@@ -105,7 +129,7 @@ export function createTokenService(db: Database) {
         tokenHash: hash,
         expiresAt: input.expiresAt ? new Date(input.expiresAt) : null,
       };
-      const token = caller.kind === 'session' ? await db.apiToken.create({ data: { ...data, createdById: caller.userId } }) : await createChild(caller, data);
+      const token = caller.kind === 'session' ? await createForSession(caller, data) : await createChild(caller, data);
       const { revokedAt: _revokedAt, ...dto } = toTokenDto(token);
       return { ...dto, token: secret };
     },
