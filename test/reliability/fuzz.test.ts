@@ -36,7 +36,6 @@ const ERROR_CODES: Record<number, string[]> = {
   413: ['PAYLOAD_TOO_LARGE'],
   415: ['UNSUPPORTED_MEDIA_TYPE'],
   429: ['RATE_LIMIT_EXCEEDED'],
-  431: ['REQUEST_HEADER_FIELDS_TOO_LARGE'],
 };
 /**
  * Memory the run may leave behind, measured after a full garbage collection: the V8 heap and the
@@ -277,7 +276,9 @@ describe('fuzzing, 10,000 requests', () => {
       }),
       { numRuns: RAW_RUNS },
     );
-    expect([...statuses.keys()]).toEqual(expect.arrayContaining([400, 431]));
+    // Oversized headers are among the 400s (CONTRACT §8), never a 431.
+    expect([...statuses.keys()]).toContain(400);
+    expect([...statuses.keys()]).not.toContain(431);
   }, 180_000);
 
   it('deep and huge bodies over a real socket: 400 or 413 with the error body, never 5xx', async () => {
