@@ -29,6 +29,11 @@ async function abort(error: unknown): Promise<never> {
 const config = await (async () => loadConfig())().catch(abort);
 log = createLogger(config.logLevel);
 
+// Until the server is up, a signal ends the start-up, stopping the embedded PostgreSQL on the way
+// out (its own process group: the terminal's Ctrl-C does not reach it). Replaced once up.
+const stopStarting = (signal: NodeJS.Signals) => void abort(new Error(`${signal} received while starting`));
+process.once('SIGINT', stopStarting).once('SIGTERM', stopStarting);
+
 let databaseUrl = config.database.url;
 if (!databaseUrl) {
   // Stopped by the signal handlers below, after the app; a terminal's Ctrl-C does not reach it.
@@ -48,6 +53,7 @@ const db = createDatabase(databaseUrl, config.database.poolSize, log);
 const app = await buildApp(config, { db, databaseUrl, logger: log }).catch(abort);
 
 let closeHealthSocket: (() => Promise<void>) | undefined;
+process.off('SIGINT', stopStarting).off('SIGTERM', stopStarting);
 exitOnSignals(log, config.operations.shutdownTimeoutSeconds, async () => {
   await app.close();
   await closeHealthSocket?.();

@@ -108,6 +108,39 @@ it('starts with no DATABASE_URL, stops cleanly on SIGTERM and keeps its data acr
   expect(second.output()).not.toContain('57P01'); // "terminating connection due to administrator command"
 }, 150_000);
 
+it('stops its embedded PostgreSQL when a Ctrl-C comes while it is still starting', async () => {
+  const postgresPort = await freePort();
+  const child = spawn(process.execPath, TSX_SERVER, {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? tmpdir(),
+      DATA_DIR: dataDir,
+      PORT: String(await freePort()),
+      EMBEDDED_POSTGRES_PORT: String(postgresPort),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  // Right after PostgreSQL is up, before migrations and the app: the terminal's Ctrl-C reaches the
+  // whole foreground group, which PostgreSQL is not part of.
+  await new Promise<void>((resolve) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      if (output.includes('embedded PostgreSQL started')) resolve();
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', () => resolve());
+  });
+  process.kill(-child.pid!, 'SIGINT');
+  expect(await exited).toBe(1);
+  expect(output).toContain('SIGINT received while starting');
+  await expect.poll(() => isListening(postgresPort), { timeout: 10_000 }).toBe(false);
+}, 60_000);
+
 /** Runs the server entry with `env` and returns how it ended, without waiting for a port. */
 async function refusedStart(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   const child = spawn(process.execPath, TSX_SERVER, {

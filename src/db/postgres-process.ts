@@ -125,6 +125,9 @@ export interface RunningPostgres {
  * Starts the server of `dataDir` on 127.0.0.1/::1 `port` (no Unix socket) and resolves once it
  * accepts connections. It is also stopped if this process exits without stopping it.
  */
+/** How long a stop waits for sessions to end by themselves before ending them. */
+const SMART_SHUTDOWN_MS = 2_000;
+
 export async function startPostgres(
   installation: string,
   dataDir: string,
@@ -135,12 +138,20 @@ export async function startPostgres(
 ): Promise<RunningPostgres> {
   const args = ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=localhost', '-c', 'unix_socket_directories='];
   const child = spawn(path.join(installation, 'bin', 'postgres'), args, { ...user, env: CHILD_ENV, stdio: ['ignore', 'ignore', 'pipe'], detached: ownProcessGroup });
+  // Also stopped if this process exits while it starts: a terminal's Ctrl-C does not reach a
+  // server in a process group of its own.
+  const stopOnExit = () => child.kill('SIGINT');
+  process.once('exit', stopOnExit);
   let output = '';
   let ready = false;
   await new Promise<void>((resolve, reject) => {
+    const fail = (error: Error) => {
+      process.off('exit', stopOnExit);
+      reject(error);
+    };
     const onExit = (code: number | null, signal: string | null) =>
-      reject(new Error(`PostgreSQL stopped while starting (${code ?? signal}): ${output.trim().split('\n').slice(-3).join(' ')}`));
-    child.once('error', reject).once('exit', onExit);
+      fail(new Error(`PostgreSQL stopped while starting (${code ?? signal}): ${output.trim().split('\n').slice(-3).join(' ')}`));
+    child.once('error', fail).once('exit', onExit);
     // Read for as long as it runs: a full pipe would block its logging.
     child.stderr.on('data', (chunk: Buffer) => {
       const text = chunk.toString('utf8');
@@ -154,15 +165,18 @@ export async function startPostgres(
       }
     });
   });
-  const stopOnExit = () => child.kill('SIGINT');
-  process.once('exit', stopOnExit);
   return {
     async stop() {
       process.off('exit', stopOnExit);
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGINT'); // "fast" shutdown: ends sessions, writes a checkpoint
+      // "Smart" shutdown first: sessions whose pools were just closed end as they are ending
+      // (pg's pool.end() does not wait for its sockets), not cut off with 57P01 errors in our
+      // logs; then "fast" for any still open. Both write a checkpoint.
+      child.kill('SIGTERM');
+      const fast = setTimeout(() => child.kill('SIGINT'), SMART_SHUTDOWN_MS);
       await exited;
+      clearTimeout(fast);
     },
   };
 }
