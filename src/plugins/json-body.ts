@@ -14,14 +14,22 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACE = 0x7d;
 const CLOSE_BRACKET = 0x5d;
 
-/** An escape of a UTF-16 surrogate (`\uD800`–`\uDFFF`), once the backslash is behind. */
-const SURROGATE_ESCAPE = /^u[dD][89a-fA-F]/;
+/** The code unit a `\uXXXX` escape at `at` (its backslash) stands for, or -1 if there is none. */
+function escapedCodeUnit(text: string, at: number): number {
+  if (text.charCodeAt(at + 1) !== 0x75 /* u */) return -1;
+  const hex = text.slice(at + 2, at + 6);
+  return /^[0-9a-fA-F]{4}$/.test(hex) ? Number.parseInt(hex, 16) : -1;
+}
+
+const isHighSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
+const isLowSurrogate = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff;
 
 /**
  * One pass over JSON text: whether objects and arrays nest deeper than `maxDepth` (brackets in
- * strings do not count), and whether a string holds an escaped NUL (`\u0000`; JSON allows no
- * raw control characters) or an escaped surrogate (the only way a lone one gets in: the body was
- * decoded from UTF-8). Malformed text is left for the parser to refuse.
+ * strings do not count), and whether a string holds an escaped NUL (`\u0000`; JSON allows no raw
+ * control characters) or an escaped surrogate that is not half of an escaped pair (the only way a
+ * lone one gets in: the body was decoded from UTF-8). Escaped pairs, as many encoders write
+ * emoji, pass. Malformed text is left for the parser to refuse.
  */
 export function scanJson(text: string, maxDepth: number): { tooDeep: boolean; mayBeUnstorable: boolean } {
   let depth = 0;
@@ -31,7 +39,13 @@ export function scanJson(text: string, maxDepth: number): { tooDeep: boolean; ma
     const c = text.charCodeAt(i);
     if (inString) {
       if (c === BACKSLASH) {
-        if (!mayBeUnstorable && (text.startsWith('u0000', i + 1) || SURROGATE_ESCAPE.test(text.slice(i + 1, i + 4)))) mayBeUnstorable = true;
+        const unit = escapedCodeUnit(text, i);
+        if (unit === 0 || isLowSurrogate(unit)) mayBeUnstorable = true;
+        else if (isHighSurrogate(unit)) {
+          if (text.charCodeAt(i + 6) === BACKSLASH && isLowSurrogate(escapedCodeUnit(text, i + 6)))
+            i += 6; // a pair: skip its first half
+          else mayBeUnstorable = true;
+        }
         i++; // the escaped character, whatever it is, cannot end the string
       } else if (c === QUOTE) inString = false;
     } else if (c === QUOTE) inString = true;
@@ -55,20 +69,27 @@ function unstorable(value: string): string | null {
 /**
  * The first string (or key) of a parsed value PostgreSQL could not store, with its path (`''` for
  * the value itself or one of its own keys) and why, or null. Breadth-first with a queue of its
- * own: the depth of the value costs no stack.
+ * own: the depth of the value costs no stack. Only strings and containers are queued, and a path
+ * is spelled out only for what is found.
  */
 function findUnstorable(root: unknown): { path: string; message: string } | null {
-  const queue: Array<[unknown, string]> = [[root, '']];
+  // Each entry: a value, the index of its container's entry (-1 for the root) and its key there.
+  const queue: Array<{ value: unknown; parent: number; key: string }> = [{ value: root, parent: -1, key: '' }];
+  const pathOf = (index: number): string => {
+    const keys: string[] = [];
+    for (let at = index; at > 0; at = queue[at]!.parent) keys.push(queue[at]!.key);
+    return keys.reverse().join('.');
+  };
   for (let i = 0; i < queue.length; i++) {
-    const [value, path] = queue[i]!;
+    const { value } = queue[i]!;
     if (typeof value === 'string') {
       const message = unstorable(value);
-      if (message) return { path, message };
+      if (message) return { path: pathOf(i), message };
     } else if (value && typeof value === 'object') {
       for (const [key, item] of Object.entries(value)) {
         const message = unstorable(key);
-        if (message) return { path, message };
-        queue.push([item, path ? `${path}.${key}` : key]);
+        if (message) return { path: pathOf(i), message };
+        if (typeof item === 'string' || (item && typeof item === 'object')) queue.push({ value: item, parent: i, key });
       }
     }
   }
