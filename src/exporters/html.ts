@@ -73,22 +73,22 @@ export function removeElement(element: Element): void {
   tree.detachNode(element);
 }
 
-/** The document's <head> or <body> (parse5 always creates both). */
-function sectionOf(document: Document, tagName: 'head' | 'body'): Element {
-  const section = elements(document).find((e) => e.tagName === tagName);
-  if (!section) throw new Error(`parse5 produced a document without <${tagName}>`);
-  return section;
+/** The document's <head> (parse5 always creates one). */
+export function headOf(document: Document): Element {
+  const head = elements(document).find((e) => e.tagName === 'head');
+  if (!head) throw new Error('parse5 produced a document without <head>');
+  return head;
 }
 
-export const headOf = (document: Document): Element => sectionOf(document, 'head');
-
-/** Moves `nodes`, in their order, to the end of <body>. */
-export function appendToBody(document: Document, nodes: Element[]): void {
-  const body = sectionOf(document, 'body');
+/** Moves `nodes`, in their order, to the end of <body>; false for a document without one (a frameset), which keeps them. */
+export function appendToBody(document: Document, nodes: Element[]): boolean {
+  const body = elements(document).find((e) => e.tagName === 'body');
+  if (!body) return false;
   for (const node of nodes) {
     tree.detachNode(node);
     tree.appendChild(body, node);
   }
+  return true;
 }
 
 /** Whether an element is part of the document itself, not of a <template>'s inert content. */

@@ -138,6 +138,27 @@ describe('pipeline rules', () => {
     expect(at('<template><script defer="">var never = 5;</script></template>')).toBeGreaterThan(0);
   });
 
+  it('keeps the order of deferred scripts in a ZIP: files and inlined ones all move to the end of <body>', async () => {
+    const game = sampleGame();
+    game.entry.bytes = Buffer.from(
+      game.entry.bytes
+        .toString()
+        .replace('<script src="js/game.js"></script>', '')
+        .replace('</head>', '<script defer src="js/game.js"></script><script defer src="data:text/javascript,var%20second%20%3D%202%3B"></script></head>'),
+    );
+    const files = artifactFiles((await buildArtifact(input('google', game, SAMPLE_CONFIG, 'none'))).bytes);
+    const html = files.get('index.html')!.toString();
+    expect(html.replace(/\s+/g, '')).toMatch(/<scriptsrc="game\.js"><\/script><script>varsecond=2;<\/script><\/body><\/html>$/);
+  });
+
+  it('leaves the deferred scripts of a page without <body> (a frameset) where they are', async () => {
+    const game = sampleGame();
+    game.entry.bytes = Buffer.from('<!doctype html><html><head><script defer src="js/game.js"></script></head><frameset cols="*"></frameset></html>');
+    const html = (await buildArtifact(input('applovin', game, SAMPLE_CONFIG, 'none'))).bytes.toString();
+    expect(html).toMatch(/<script defer="">\/\/ A tiny sample game/);
+    expect(html).toContain('<frameset');
+  });
+
   it('names the file after the variant, accents dropped rather than turned into dashes', async () => {
     const artifact = await buildArtifact({ ...input('applovin'), name: 'Été Sale/2 — Ölçü' });
     expect(artifact.fileName).toBe('ete-sale-2-olcu-applovin.html');

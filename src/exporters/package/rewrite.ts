@@ -87,15 +87,16 @@ export function deferredScripts(elements: Element[]): Element[] {
 }
 
 /**
- * Script text runs where it stands and ignores `defer`, so the deferred scripts that were inlined
- * move, in their order, to the end of <body>: they still run after everything else is parsed and
- * before DOMContentLoaded, as the browser would have run the files. (A module script keeps its
- * place: inline, it is deferred anyway. An `async` one runs at once, a time it could have run.)
+ * Script text runs where it stands and ignores `defer`, so the deferred scripts move, in their
+ * order, to the end of <body> without it: they still run after everything else is parsed and
+ * before DOMContentLoaded, as the browser would have run the files. Those kept as files of a ZIP
+ * move too, or an inlined one would now run before a file that came first. (A module script keeps
+ * its place: inline, it is deferred anyway. An `async` one runs at once, a time it could have run.
+ * A frameset page has no <body>: its scripts stay.)
  */
 export function keepDeferredOrder(document: Document, deferred: Element[]): void {
-  const inlined = deferred.filter((e) => attr(e, 'src') === undefined && e.parentNode);
-  for (const element of inlined) removeAttr(element, 'defer');
-  appendToBody(document, inlined);
+  const kept = deferred.filter((e) => e.parentNode);
+  if (kept.length && appendToBody(document, kept)) for (const element of kept) removeAttr(element, 'defer');
 }
 
 export function failOnReferences(placement: Placement, network: Network, entryName: string): void {
