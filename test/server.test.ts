@@ -33,21 +33,26 @@ const start = (postgresPort: number) =>
     ARGON2_TIME_COST: '1',
   });
 
-/** `npm run worker` beside the server; resolves once it has started (or exited). */
-async function startWorker(postgresPort: number, workerDataDir: string): Promise<{ process: ChildProcess; output: string }> {
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), DATA_DIR: workerDataDir, EMBEDDED_POSTGRES_PORT: String(postgresPort) };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/jobs/worker.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Everything a child writes, stdout and stderr; resolves once `text` is in it (or the child exited). */
+async function outputUntil(child: ChildProcess, text: string): Promise<() => string> {
   let output = '';
   await new Promise<void>((resolve) => {
     const onData = (chunk: Buffer) => {
       output += chunk;
-      if (output.includes('export worker started')) resolve();
+      if (output.includes(text)) resolve();
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
     child.once('exit', () => resolve());
   });
-  return { process: child, output };
+  return () => output;
+}
+
+/** `npm run worker` beside the server; resolves once it has started (or exited). */
+async function startWorker(postgresPort: number, workerDataDir: string): Promise<{ process: ChildProcess; output: string }> {
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), DATA_DIR: workerDataDir, EMBEDDED_POSTGRES_PORT: String(postgresPort) };
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/jobs/worker.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return { process: child, output: (await outputUntil(child, 'export worker started'))() };
 }
 
 async function stop(child: ChildProcess): Promise<number | null> {
@@ -110,40 +115,21 @@ it('starts with no DATABASE_URL, stops cleanly on SIGTERM and keeps its data acr
 
 it('stops its embedded PostgreSQL when a Ctrl-C comes while it is still starting', async () => {
   const postgresPort = await freePort();
-  const child = spawn(process.execPath, TSX_SERVER, {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? tmpdir(),
-      DATA_DIR: dataDir,
-      PORT: String(await freePort()),
-      EMBEDDED_POSTGRES_PORT: String(postgresPort),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  let output = '';
+  // A process group of its own, as a terminal's foreground job.
+  const child = await spawnServerEntry({ EMBEDDED_POSTGRES_PORT: String(postgresPort) }, { detached: true });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   // Right after PostgreSQL is up, before migrations and the app: the terminal's Ctrl-C reaches the
   // whole foreground group, which PostgreSQL is not part of.
-  await new Promise<void>((resolve) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk;
-      if (output.includes('embedded PostgreSQL started')) resolve();
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', () => resolve());
-  });
+  const output = await outputUntil(child, 'embedded PostgreSQL started');
   process.kill(-child.pid!, 'SIGINT');
   expect(await exited).toBe(1);
-  expect(output).toContain('SIGINT received while starting');
+  expect(output()).toContain('SIGINT received while starting');
   await expect.poll(() => isListening(postgresPort), { timeout: 10_000 }).toBe(false);
 }, 60_000);
 
-/** Runs the server entry with `env` and returns how it ended, without waiting for a port. */
-async function refusedStart(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, TSX_SERVER, {
+/** The server entry on free ports with DATA_DIR and `env`, its output piped. */
+async function spawnServerEntry(env: Record<string, string>, options: { detached?: boolean } = {}): Promise<ChildProcess> {
+  return spawn(process.execPath, TSX_SERVER, {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
@@ -154,7 +140,13 @@ async function refusedStart(env: Record<string, string>): Promise<{ code: number
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...options,
   });
+}
+
+/** Runs the server entry with `env` and returns how it ended, without waiting for a port. */
+async function refusedStart(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const child = await spawnServerEntry(env);
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
