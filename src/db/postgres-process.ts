@@ -121,13 +121,13 @@ export interface RunningPostgres {
   stop(): Promise<void>;
 }
 
+/** How long a stop waits for sessions to end by themselves before ending them. */
+const SMART_SHUTDOWN_MS = 2_000;
+
 /**
  * Starts the server of `dataDir` on 127.0.0.1/::1 `port` (no Unix socket) and resolves once it
  * accepts connections. It is also stopped if this process exits without stopping it.
  */
-/** How long a stop waits for sessions to end by themselves before ending them. */
-const SMART_SHUTDOWN_MS = 2_000;
-
 export async function startPostgres(
   installation: string,
   dataDir: string,

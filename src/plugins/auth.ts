@@ -116,15 +116,17 @@ async function authPlugin(app: FastifyInstance, opts: { config: Config; db: Data
       app.log,
     );
     app.addHook('onClose', () => revocations.close());
-    app.decorate('forgetApiToken', async (tokenId: string) => {
-      tokenCache.forget(tokenId);
-      // The revocation is committed: another instance that misses this message drops the token
+    app.decorate('forgetApiTokens', async (tokenIds: string[]) => {
+      for (const tokenId of tokenIds) tokenCache.forget(tokenId);
+      // The revocation is committed: another instance that misses a message drops the token
       // within API_TOKEN_CACHE_SECONDS anyway.
-      await revocations.publish(tokenId).catch((error) => app.log.warn({ err: error, tokenId }, 'token revocation not broadcast'));
+      await Promise.all(
+        tokenIds.map((tokenId) => revocations.publish(tokenId).catch((error) => app.log.warn({ err: error, tokenId }, 'token revocation not broadcast'))),
+      );
     });
   } else {
     // Nothing is cached, so nothing needs forgetting.
-    app.decorate('forgetApiToken', async () => {});
+    app.decorate('forgetApiTokens', async () => {});
   }
 
   // `Secure` when the service is configured for HTTPS or this request came over it.
@@ -263,11 +265,11 @@ declare module 'fastify' {
     issueSessionCookie(reply: FastifyReply, claims: SessionClaims): string;
     renewSession(reply: FastifyReply, sessionId: string): Promise<Session & { user: User }>;
     /**
-     * Call after revoking a token, or changing its creator's role (the rows committed): every
-     * instance drops it from its cache, so its next use anywhere is checked afresh. Resolves once
-     * the message is sent; never throws.
+     * Call after revoking tokens, or changing their creator's role (the rows committed): every
+     * instance drops them from its cache, so their next use anywhere is checked afresh. Resolves
+     * once the messages are sent; never throws.
      */
-    forgetApiToken(tokenId: string): Promise<void>;
+    forgetApiTokens(tokenIds: string[]): Promise<void>;
     /**
      * Sets request.caller from the request's credentials, unless the route is public; throws (or
      * rejects with) the refusal. Synchronous when an API token is in the cache and its lastUsedAt

@@ -2,8 +2,8 @@
 // Credentials never reach the logs. pino redacts these paths in every log line (headers, and
 // any logged object holding a password or a secret one level down); request URLs are logged
 // with the values of credential-like query parameters (OIDC code and state, signed-URL
-// signatures, tokens) and a preview link's signature (in its path) replaced. Every line logged for a request carries its `reqId`
-// (X-Request-Id, src/plugins/request-id.ts).
+// signatures, tokens) and a preview link's signature (in its path) replaced. Every line logged
+// for a request carries its `reqId` (X-Request-Id, src/plugins/request-id.ts).
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { type Bindings, type ChildLoggerOptions, type DestinationStream, type Level, type Logger, pino } from 'pino';
 

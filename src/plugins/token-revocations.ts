@@ -1,6 +1,6 @@
 // API-token revocations reach every instance at once: PostgreSQL LISTEN/NOTIFY on the
-// service's own database (there whether or not Redis is configured). `app.forgetApiToken(id)`
-// forgets the token here and NOTIFYs; every instance LISTENs on one connection of its own and
+// service's own database (there whether or not Redis is configured). `app.forgetApiTokens(ids)`
+// forgets the tokens here and NOTIFYs; every instance LISTENs on one connection of its own and
 // forgets it in its token cache (src/plugins/token-cache.ts). Nothing happens per request.
 // While that connection is down a notification could be missed, so the cache is emptied and
 // not used until LISTEN is back (every request then reads the token row); reconnection retries

@@ -18,8 +18,10 @@ export interface DownloadGrant {
   signature?: string;
 }
 
-/** The parameters each kind of URL carries; any other makes it a URL nobody signed, as with S3. */
-/** An upload URL carries either the exact size or the limit, as it was signed with one of them. */
+/**
+ * The parameters each kind of URL carries; any other makes it a URL nobody signed, as with S3.
+ * An upload URL carries either the exact size or the limit, as it was signed with one of them.
+ */
 const UPLOAD_PARAMETERS_WITH_SIZE = new Set(['expires', 'contentType', 'size', 'signature']);
 const UPLOAD_PARAMETERS_WITH_LIMIT = new Set(['expires', 'contentType', 'maxSize', 'signature']);
 const DOWNLOAD_PARAMETERS = new Set(['expires', 'fileName', 'signature']);

@@ -95,7 +95,7 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ db: Database; storageQu
     },
     handler: async (request) => {
       const { member, revokedTokenIds } = await organizations.changeMemberRole(sessionOf(request), request.params.id, request.params.userId, request.body.role);
-      for (const id of revokedTokenIds) await app.forgetApiToken(id);
+      await app.forgetApiTokens(revokedTokenIds);
       return member;
     },
   });
@@ -110,8 +110,7 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ db: Database; storageQu
       response: { 204: z.null() },
     },
     handler: async (request, reply) => {
-      const revokedTokenIds = await organizations.removeMember(sessionOf(request), request.params.id, request.params.userId);
-      for (const id of revokedTokenIds) await app.forgetApiToken(id);
+      await app.forgetApiTokens(await organizations.removeMember(sessionOf(request), request.params.id, request.params.userId));
       return reply.code(204).send(null);
     },
   });

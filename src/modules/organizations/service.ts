@@ -1,6 +1,6 @@
 import type { Database } from '../../db/client.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
-import type { Organization, Prisma, Role } from '../../generated/prisma/client.js';
+import type { Membership, Organization, Prisma, Role, User } from '../../generated/prisma/client.js';
 import { envelope, type PageRequest, pageArgs } from '../../lib/pagination.js';
 import { iso } from '../../lib/schemas.js';
 import { uniqueOr409 } from '../../lib/unique.js';
@@ -15,6 +15,15 @@ const toOrganizationDto = (org: Organization, role: Role | null) => ({
   role,
   createdAt: iso(org.createdAt),
   updatedAt: iso(org.updatedAt),
+});
+
+/** A member as the API shows them. */
+const toMemberDto = (membership: Membership, user: User) => ({
+  userId: membership.userId,
+  email: user.email,
+  name: user.name,
+  role: membership.role,
+  createdAt: iso(membership.createdAt),
 });
 
 /** The organization's owners, locked until the transaction ends: two concurrent changes cannot both leave it without one. */
@@ -71,14 +80,11 @@ export function createOrganizationService(db: Database, storageQuotaBytes: numbe
         }),
         db.membership.count({ where }),
       ]);
-      const members = rows.map((m) => ({
-        userId: m.userId,
-        email: m.user.email,
-        name: m.user.name,
-        role: m.role,
-        createdAt: iso(m.createdAt),
-      }));
-      return envelope(members, total, query);
+      return envelope(
+        rows.map((m) => toMemberDto(m, m.user)),
+        total,
+        query,
+      );
     },
 
     async addMember(caller: SessionCaller, organizationId: string, input: { email: string; role: Role }) {
@@ -92,7 +98,7 @@ export function createOrganizationService(db: Database, storageQuotaBytes: numbe
         db.membership.create({ data: { organizationId, userId: user.id, role: input.role } }),
         'This user is already a member of the organization',
       );
-      return { userId: user.id, email: user.email, name: user.name, role: membership.role, createdAt: iso(membership.createdAt) };
+      return toMemberDto(membership, user);
     },
 
     /**
@@ -116,8 +122,7 @@ export function createOrganizationService(db: Database, storageQuotaBytes: numbe
         if (target.role === 'owner' && role !== 'owner' && owners.length <= 1) throw new ConflictError('The last owner of an organization must stay an owner');
         const membership = await tx.membership.update({ where: { organizationId_userId: { organizationId, userId } }, data: { role } });
         const revokedTokenIds = MANAGER_ROLES.includes(role) ? [] : await revokeTokensCreatedBy(tx, organizationId, userId);
-        const member = { userId: membership.userId, email: target.user.email, name: target.user.name, role: membership.role, createdAt: iso(membership.createdAt) };
-        return { member, revokedTokenIds };
+        return { member: toMemberDto(membership, target.user), revokedTokenIds };
       });
     },
 

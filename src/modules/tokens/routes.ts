@@ -53,7 +53,7 @@ export const tokenRoutes: FastifyPluginAsyncZod<{ db: Database }> = async (app, 
       response: { 204: z.null() },
     },
     handler: async (request, reply) => {
-      for (const id of await tokens.revoke(callerOf(request), request.params.id)) await app.forgetApiToken(id);
+      await app.forgetApiTokens(await tokens.revoke(callerOf(request), request.params.id));
       return reply.code(204).send(null);
     },
   });

@@ -91,8 +91,8 @@ export function createTokenService(db: Database) {
       await lockOrganizationTokens(tx, caller.organizationId);
       // The creator is still an owner or admin now: a demotion committed meanwhile revoked the parent.
       const creatorRole = await lockedRoleOf(tx, caller.organizationId, caller.createdById);
-      const parent = await tx.apiToken.findUnique({ where: { id: caller.tokenId } });
       if (!creatorRole || !MANAGER_ROLES.includes(creatorRole)) throw tokenRevoked();
+      const parent = await tx.apiToken.findUnique({ where: { id: caller.tokenId } });
       if (!parent || parent.revokedAt || (parent.expiresAt && parent.expiresAt <= new Date())) throw tokenRevoked();
       const requested = data.expiresAt ? new Date(data.expiresAt) : null;
       const expiresAt = parent.expiresAt && (!requested || requested > parent.expiresAt) ? parent.expiresAt : requested;
